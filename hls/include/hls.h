@@ -1,0 +1,167 @@
+/* hls.h — the HLS-C contract shared by the native C model and rtl-gen.
+ *
+ * A hardware block is a cycle function, called once per clock:
+ *
+ *     HLS_TOP void blk(const blk_in *in, blk_out *out, blk_state *state);
+ *
+ * It reads its input ports (*in) and the current register values (*state),
+ * writes its output ports (*out) and the next register values (*state).
+ * docs/hls-c.md states every rule; this header only provides the pieces.
+ *
+ * The same header is read twice: natively (the fast C model) and by rtl-gen,
+ * which defines __HLS_SYNTH__ and turns memory operations into calls that it
+ * maps onto synchronous RAMs.
+ */
+#ifndef HLS_H
+#define HLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- widths ---------------------------------------------------------- */
+/* Any width 1..1024: hls_uint(24) is a 24-bit unsigned, hls_int(13) signed. */
+#define hls_uint(n) unsigned _BitInt(n)
+#define hls_int(n) signed _BitInt(n)
+typedef unsigned _BitInt(24) hls_u24;  /* PSN, QPN */
+typedef unsigned _BitInt(128) hls_u128;
+typedef unsigned _BitInt(512) hls_u512; /* one 64-byte data beat */
+
+/* ---- the top cycle function ---------------------------------------- */
+/* Kept as an external symbol so the native model and rtl-gen both find it. */
+#define HLS_TOP __attribute__((used, noinline))
+/* Helpers are inlined into the cycle function; this makes it explicit. */
+#define HLS_INLINE static inline __attribute__((always_inline))
+/* Full unroll of a bounded loop (rtl-gen unrolls every loop anyway). */
+#define HLS_UNROLL _Pragma("clang loop unroll(full)")
+
+/* ---- streams --------------------------------------------------------- */
+/* A stream X is a valid/data pair plus a ready bit in the opposite struct:
+ *   input stream:  in->X is HLS_STREAM(T), out->X_ready is bool
+ *   output stream: out->X is HLS_STREAM(T), in->X_ready is bool
+ * A beat moves at the clock edge where valid and ready are both 1.
+ * A producer holds valid and data stable until the beat moves. */
+#define HLS_STREAM(T) \
+    struct {          \
+        bool valid;   \
+        T data;       \
+    }
+#define hls_fire(valid, ready) ((valid) && (ready))
+
+/* ---- synchronous memories ------------------------------------------ */
+/* A memory lives in the state struct. DEPTH must be a power of two; the
+ * address is taken modulo DEPTH. One read and one write per cycle:
+ *   hls_mem_read(&st->m, addr)     request; data appears in
+ *   st->m.hls_mem_rdata            on the NEXT cycle (held until next read)
+ *   hls_mem_write(&st->m, addr, v) takes effect at the clock edge
+ * A read and a write of the same address in one cycle return the OLD data
+ * (read-first, as a BRAM in READ_FIRST mode). Cells are zero at power-up and
+ * are not cleared by reset. Cells are never read or written directly. */
+#define HLS_MEM(T, DEPTH)          \
+    struct {                       \
+        T hls_mem_rdata;           \
+        T hls_mem_cell[DEPTH];     \
+    }
+#define HLS_MEM_DEPTH(m) (sizeof((m)->hls_mem_cell) / sizeof((m)->hls_mem_cell[0]))
+
+#ifdef __HLS_SYNTH__
+/* rtl-gen sees these calls and maps them to the RAM's ports. */
+void __hls_mem_read(const void *mem, uint64_t addr);
+void __hls_mem_write(void *mem, uint64_t addr, const void *value);
+#define hls_mem_read(m, addr) __hls_mem_read((m), (uint64_t)(addr))
+#define hls_mem_write(m, addr, v)                         \
+    do {                                                  \
+        __typeof__((m)->hls_mem_rdata) hls__v_ = (v);     \
+        __hls_mem_write((m), (uint64_t)(addr), &hls__v_); \
+    } while (0)
+#else
+/* Native C model: memory operations are queued and applied by
+ * hls_clock_edge(), which the harness calls once after every cycle of every
+ * block. Reads are applied before writes (read-first). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HLS__MAX_EDGE_OPS 4096
+#define HLS__MAX_WORD_BYTES 128 /* 1024 bits */
+
+struct hls__edge_op {
+    const void *mem;  /* which memory: to enforce one read + one write */
+    void *dst;
+    const void *src;  /* read: cell address; write: NULL (data below) */
+    uint32_t size;
+    uint8_t data[HLS__MAX_WORD_BYTES];
+};
+struct hls__edge_queue {
+    uint32_t count;
+    struct hls__edge_op op[HLS__MAX_EDGE_OPS];
+};
+/* weak: one queue per program however many files include this header */
+__attribute__((weak)) struct hls__edge_queue hls__queue;
+
+static inline void hls__fail(const char *what, const void *mem) {
+    fprintf(stderr, "hls: %s (memory at %p)\n", what, mem);
+    abort();
+}
+
+static inline struct hls__edge_op *hls__enqueue(const void *mem, int is_write) {
+    for (uint32_t i = 0; i < hls__queue.count; i++)
+        if (hls__queue.op[i].mem == mem && (hls__queue.op[i].src == NULL) == is_write)
+            hls__fail(is_write ? "two writes to one memory in one cycle"
+                               : "two reads of one memory in one cycle", mem);
+    if (hls__queue.count >= HLS__MAX_EDGE_OPS)
+        hls__fail("too many memory operations in one cycle", mem);
+    return &hls__queue.op[hls__queue.count++];
+}
+
+static inline void hls__mem_read(const void *mem, void *rdata, const void *cells,
+                                 uint32_t size, uint64_t depth, uint64_t addr) {
+    struct hls__edge_op *op = hls__enqueue(mem, 0);
+    op->mem = mem;
+    op->dst = rdata;
+    op->src = (const uint8_t *)cells + (addr & (depth - 1)) * size;
+    op->size = size;
+}
+
+static inline void hls__mem_write(const void *mem, void *cells, uint32_t size,
+                                  uint64_t depth, uint64_t addr, const void *value) {
+    struct hls__edge_op *op = hls__enqueue(mem, 1);
+    op->mem = mem;
+    op->dst = (uint8_t *)cells + (addr & (depth - 1)) * size;
+    op->src = NULL;
+    op->size = size;
+    memcpy(op->data, value, size);
+}
+
+#define HLS__CHECK_MEM(m)                                                   \
+    _Static_assert((HLS_MEM_DEPTH(m) & (HLS_MEM_DEPTH(m) - 1)) == 0,        \
+                   "HLS_MEM depth must be a power of two");                 \
+    _Static_assert(sizeof((m)->hls_mem_rdata) <= HLS__MAX_WORD_BYTES,       \
+                   "HLS_MEM word wider than 1024 bits")
+#define hls_mem_read(m, addr)                                               \
+    do {                                                                    \
+        HLS__CHECK_MEM(m);                                                  \
+        hls__mem_read((m), &(m)->hls_mem_rdata, (m)->hls_mem_cell,          \
+                      sizeof((m)->hls_mem_rdata), HLS_MEM_DEPTH(m),         \
+                      (uint64_t)(addr));                                    \
+    } while (0)
+#define hls_mem_write(m, addr, v)                                           \
+    do {                                                                    \
+        HLS__CHECK_MEM(m);                                                  \
+        __typeof__((m)->hls_mem_rdata) hls__v_ = (v);                       \
+        hls__mem_write((m), (m)->hls_mem_cell, sizeof(hls__v_),             \
+                       HLS_MEM_DEPTH(m), (uint64_t)(addr), &hls__v_);       \
+    } while (0)
+
+/* Apply this cycle's memory operations: all reads, then all writes. */
+static inline void hls_clock_edge(void) {
+    for (uint32_t i = 0; i < hls__queue.count; i++)
+        if (hls__queue.op[i].src)
+            memcpy(hls__queue.op[i].dst, hls__queue.op[i].src, hls__queue.op[i].size);
+    for (uint32_t i = 0; i < hls__queue.count; i++)
+        if (!hls__queue.op[i].src)
+            memcpy(hls__queue.op[i].dst, hls__queue.op[i].data, hls__queue.op[i].size);
+    hls__queue.count = 0;
+}
+#endif /* __HLS_SYNTH__ */
+
+#endif /* HLS_H */

@@ -1,0 +1,55 @@
+#include "block.h"
+
+#include <llvm-c/Core.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "frontend.h"
+#include "ir_build.h"
+#include "util.h"
+#include "verilog_write.h"
+
+void block_compile(const char *file, const char *top, const char **cargs, int ncargs,
+                   compiled_t *out) {
+    FILE *probe = fopen(file, "r");
+    if (!probe) {
+        fprintf(stderr, "rtl-gen: cannot open '%s'\n", file);
+        exit(2);
+    }
+    fclose(probe);
+    /* libclang sees what clang-19 sees: same options plus the synthesis switch */
+    const char **fargs = xcalloc((size_t)ncargs + 4, sizeof(char *));
+    int nf = 0;
+    fargs[nf++] = "-std=gnu11";
+    fargs[nf++] = "-D__HLS_SYNTH__";
+    for (int i = 0; i < ncargs; i++) fargs[nf++] = cargs[i];
+    memset(out, 0, sizeof *out);
+    frontend_opts_t fo = {.file = file, .top = top, .clang_args = fargs, .n_clang_args = nf};
+    if (!frontend_run(&fo, &out->ifc)) exit(1);
+    diag_exit_if_errors();
+
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef mod = ir_build(ctx, file, cargs, ncargs);
+    LLVMValueRef fn = LLVMGetNamedFunction(mod, top);
+    if (!fn || !LLVMCountBasicBlocks(fn))
+        diag_internal("top function '%s' missing from the IR", top);
+    out->tr.ifc = &out->ifc;
+    out->tr.mod = mod;
+    out->tr.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));
+    translate(&out->tr, fn);
+    diag_exit_if_errors();
+}
+
+void block_write_verilog(const compiled_t *b, const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "rtl-gen: cannot write '%s'\n", path);
+        exit(2);
+    }
+    verilog_write(f, &b->tr);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "rtl-gen: write error on '%s'\n", path);
+        exit(2);
+    }
+}

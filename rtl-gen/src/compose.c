@@ -1,0 +1,588 @@
+/* compose.c — blocks joined by FIFOs become one generated Verilog top and one
+ * generated C model. The FIFO sits between every producer and consumer, so
+ * no combinational path crosses a block boundary and the blocks can be
+ * evaluated in any order: both models are one-way by construction.
+ *
+ * FIFO timing (both models): in_ready = count != DEPTH and out_valid =
+ * count != 0 come from registers; a beat pushed at an edge is visible to
+ * the consumer in the next cycle. */
+#include "compose.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "block.h"
+#include "diag.h"
+#include "util.h"
+
+#define MAX_INST 64
+#define MAX_LINKS 128
+#define MAX_FIFO_DEPTH 256
+
+typedef struct {
+    char *name, *func, *file;
+    compiled_t c;
+    unsigned in_off, out_off, st_off;
+} inst_t;
+
+typedef struct {
+    int src, dst;
+    char *src_stream, *dst_stream, *name;
+    unsigned depth, abits, width, entry_bytes, st_off, line;
+    int src_valid, src_ready, dst_valid, dst_ready; /* leaf indices */
+    int *src_data, *dst_data;                       /* matching data leaves */
+    unsigned n_data;
+} link_t;
+
+typedef struct {
+    const char *net;
+    char *top;
+    inst_t inst[MAX_INST];
+    unsigned n_inst;
+    link_t link[MAX_LINKS];
+    unsigned n_link;
+    unsigned in_size, out_size, state_size;
+} net_t;
+
+static void net_error(const net_t *n, unsigned line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void net_error(const net_t *n, unsigned line, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_error(n->net, line, 1, "compose", "%s", msg);
+}
+
+static int find_inst(const net_t *n, const char *name) {
+    for (unsigned i = 0; i < n->n_inst; i++)
+        if (!strcmp(n->inst[i].name, name)) return (int)i;
+    return -1;
+}
+
+static int find_leaf(const leaf_t *l, unsigned nl, const char *name) {
+    for (unsigned i = 0; i < nl; i++)
+        if (!strcmp(l[i].name, name)) return (int)i;
+    return -1;
+}
+
+static char *dir_of(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? xasprintf("%.*s", (int)(s - path), path) : xstrdup(".");
+}
+
+/* ---- parsing -------------------------------------------------------- */
+static void parse(net_t *n, FILE *f) {
+    char line[1024];
+    unsigned ln = 0;
+    char *dir = dir_of(n->net);
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *w[6];
+        int nw = 0;
+        for (char *tok = strtok(line, " \t\r\n"); tok && nw < 6; tok = strtok(NULL, " \t\r\n"))
+            w[nw++] = tok;
+        if (!nw) continue;
+        if (!strcmp(w[0], "top") && nw == 2) {
+            n->top = xstrdup(w[1]);
+        } else if (!strcmp(w[0], "block") && nw == 4) {
+            if (n->n_inst == MAX_INST) { net_error(n, ln, "more than %d blocks", MAX_INST); continue; }
+            if (find_inst(n, w[1]) >= 0) { net_error(n, ln, "block '%s' declared twice", w[1]); continue; }
+            inst_t *in = &n->inst[n->n_inst++];
+            in->name = xstrdup(w[1]);
+            in->func = xstrdup(w[2]);
+            in->file = w[3][0] == '/' ? xstrdup(w[3]) : xasprintf("%s/%s", dir, w[3]);
+        } else if (!strcmp(w[0], "fifo") && nw == 4) {
+            if (n->n_link == MAX_LINKS) { net_error(n, ln, "more than %d fifos", MAX_LINKS); continue; }
+            link_t *l = &n->link[n->n_link];
+            char *sd = strchr(w[1], '.'), *dd = strchr(w[2], '.');
+            if (!sd || !dd) {
+                net_error(n, ln, "fifo endpoints are INSTANCE.STREAM, got '%s' and '%s'", w[1], w[2]);
+                continue;
+            }
+            *sd = *dd = 0;
+            l->src = find_inst(n, w[1]);
+            l->dst = find_inst(n, w[2]);
+            if (l->src < 0 || l->dst < 0) {
+                net_error(n, ln, "fifo names unknown block '%s' (declare blocks first)",
+                          l->src < 0 ? w[1] : w[2]);
+                continue;
+            }
+            char *end;
+            unsigned long d = strtoul(w[3], &end, 10);
+            if (*end || d < 2 || d > MAX_FIFO_DEPTH || (d & (d - 1))) {
+                net_error(n, ln, "fifo depth '%s' must be a power of two from 2 to %d", w[3],
+                          MAX_FIFO_DEPTH);
+                continue;
+            }
+            l->src_stream = xstrdup(sd + 1);
+            l->dst_stream = xstrdup(dd + 1);
+            l->depth = (unsigned)d;
+            while ((1u << l->abits) < l->depth) l->abits++;
+            l->name = xasprintf("fifo_%s_%s", w[2], dd + 1);
+            l->line = ln;
+            n->n_link++;
+        } else {
+            net_error(n, ln, "expected 'top NAME', 'block INSTANCE FUNCTION FILE' or "
+                      "'fifo SRC.STREAM DST.STREAM DEPTH'");
+        }
+    }
+    if (!n->top) net_error(n, ln ? ln : 1, "no 'top NAME' line");
+    if (!n->n_inst) net_error(n, ln ? ln : 1, "no blocks");
+    free(dir);
+}
+
+/* ---- checking links against the compiled blocks -------------------- */
+static bool has_stream(const iface_t *f, const char *name, bool is_input) {
+    for (unsigned i = 0; i < f->n_streams; i++)
+        if (!strcmp(f->streams[i].name, name) && f->streams[i].is_input == is_input) return true;
+    return false;
+}
+
+/* data leaves of stream s: "s_data" or "s_data_*", in port order */
+static unsigned data_leaves(const leaf_t *l, unsigned nl, const char *s, int *out) {
+    char *p = xasprintf("%s_data", s);
+    size_t pl = strlen(p);
+    unsigned k = 0;
+    for (unsigned i = 0; i < nl; i++)
+        if (!strncmp(l[i].name, p, pl) && (l[i].name[pl] == 0 || l[i].name[pl] == '_'))
+            out[k++] = (int)i;
+    free(p);
+    return k;
+}
+
+static void check_link(net_t *n, link_t *l) {
+    const iface_t *s = &n->inst[l->src].c.ifc, *d = &n->inst[l->dst].c.ifc;
+    if (!has_stream(s, l->src_stream, false)) {
+        net_error(n, l->line, "block '%s' has no output stream '%s' (out->%s of HLS_STREAM type "
+                  "and in->%s_ready)", n->inst[l->src].name, l->src_stream, l->src_stream,
+                  l->src_stream);
+        return;
+    }
+    if (!has_stream(d, l->dst_stream, true)) {
+        net_error(n, l->line, "block '%s' has no input stream '%s' (in->%s of HLS_STREAM type "
+                  "and out->%s_ready)", n->inst[l->dst].name, l->dst_stream, l->dst_stream,
+                  l->dst_stream);
+        return;
+    }
+    char *nm;
+    l->src_valid = find_leaf(s->out, s->n_out, nm = xasprintf("%s_valid", l->src_stream)); free(nm);
+    l->src_ready = find_leaf(s->in, s->n_in, nm = xasprintf("%s_ready", l->src_stream)); free(nm);
+    l->dst_valid = find_leaf(d->in, d->n_in, nm = xasprintf("%s_valid", l->dst_stream)); free(nm);
+    l->dst_ready = find_leaf(d->out, d->n_out, nm = xasprintf("%s_ready", l->dst_stream)); free(nm);
+    l->src_data = xcalloc(s->n_out + 1, sizeof(int));
+    l->dst_data = xcalloc(d->n_in + 1, sizeof(int));
+    unsigned ns = data_leaves(s->out, s->n_out, l->src_stream, l->src_data);
+    unsigned nd = data_leaves(d->in, d->n_in, l->dst_stream, l->dst_data);
+    bool same = ns == nd;
+    for (unsigned i = 0; same && i < ns; i++) {
+        const leaf_t *a = &s->out[l->src_data[i]], *b = &d->in[l->dst_data[i]];
+        same = a->width == b->width &&
+               !strcmp(a->name + strlen(l->src_stream), b->name + strlen(l->dst_stream));
+    }
+    if (!same) {
+        net_error(n, l->line, "stream %s.%s and %s.%s carry different data (field names or "
+                  "widths differ)", n->inst[l->src].name, l->src_stream, n->inst[l->dst].name,
+                  l->dst_stream);
+        return;
+    }
+    l->n_data = ns;
+    for (unsigned i = 0; i < ns; i++) l->width += s->out[l->src_data[i]].width;
+    l->entry_bytes = (l->width + 63) / 64 * 8;
+    for (unsigned k = 0; k < n->n_link; k++) /* a stream end joins one fifo */
+        if (&n->link[k] != l && ((n->link[k].dst == l->dst && !strcmp(n->link[k].dst_stream, l->dst_stream)) ||
+                                 (n->link[k].src == l->src && !strcmp(n->link[k].src_stream, l->src_stream))))
+            net_error(n, l->line, "a stream end is joined to two fifos");
+}
+
+/* Which leaves does a link drive or consume? (they are not top-level ports) */
+static bool linked_in(const net_t *n, int inst, int leaf) {
+    for (unsigned k = 0; k < n->n_link; k++) {
+        const link_t *l = &n->link[k];
+        if (l->src == inst && l->src_ready == leaf) return true;
+        if (l->dst == inst) {
+            if (l->dst_valid == leaf) return true;
+            for (unsigned i = 0; i < l->n_data; i++)
+                if (l->dst_data[i] == leaf) return true;
+        }
+    }
+    return false;
+}
+
+static bool linked_out(const net_t *n, int inst, int leaf) {
+    for (unsigned k = 0; k < n->n_link; k++) {
+        const link_t *l = &n->link[k];
+        if (l->dst == inst && l->dst_ready == leaf) return true;
+        if (l->src == inst) {
+            if (l->src_valid == leaf) return true;
+            for (unsigned i = 0; i < l->n_data; i++)
+                if (l->src_data[i] == leaf) return true;
+        }
+    }
+    return false;
+}
+
+static unsigned align64(unsigned x) { return (x + 63) / 64 * 64; }
+
+static void layout(net_t *n) {
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const iface_t *f = &n->inst[i].c.ifc;
+        n->inst[i].in_off = n->in_size;
+        n->in_size = align64(n->in_size + f->in_size);
+        n->inst[i].out_off = n->out_size;
+        n->out_size = align64(n->out_size + f->out_size);
+        n->inst[i].st_off = n->state_size;
+        n->state_size = align64(n->state_size + f->state_size);
+    }
+    for (unsigned k = 0; k < n->n_link; k++) { /* count, head, tail (u32 each), entries */
+        n->link[k].st_off = n->state_size;
+        n->state_size = align64(n->state_size + 16 + n->link[k].depth * n->link[k].entry_bytes);
+    }
+    if (!n->in_size) n->in_size = 64;
+    if (!n->out_size) n->out_size = 64;
+}
+
+/* ---- Verilog ----------------------------------------------------------- */
+static void range(FILE *f, unsigned w) {
+    if (w > 1) fprintf(f, "[%u:0] ", w - 1);
+}
+
+static FILE *open_out(const char *dir, const char *name, const char *ext) {
+    char *p = xasprintf("%s/%s%s", dir, name, ext);
+    FILE *f = fopen(p, "w");
+    if (!f) {
+        fprintf(stderr, "rtl-gen: cannot write '%s'\n", p);
+        exit(2);
+    }
+    free(p);
+    return f;
+}
+
+static void write_fifo(const net_t *n, const link_t *l, const char *dir) {
+    char *mod = xasprintf("%s_%s", n->top, l->name);
+    FILE *f = open_out(dir, mod, ".v");
+    unsigned w = l->width, a = l->abits;
+    fprintf(f, "// Generated by rtl-gen --compose from %s: FIFO %s.%s -> %s.%s, %u x %u bits.\n",
+            n->net, n->inst[l->src].name, l->src_stream, n->inst[l->dst].name, l->dst_stream,
+            l->depth, w);
+    fprintf(f, "`default_nettype none\nmodule %s (\n    input wire clk,\n    input wire rst,\n", mod);
+    fprintf(f, "    input wire in_valid,\n    input wire ");
+    range(f, w);
+    fprintf(f, "in_data,\n    output wire in_ready,\n    output wire out_valid,\n    output wire ");
+    range(f, w);
+    fprintf(f, "out_data,\n    input wire out_ready\n);\n");
+    fprintf(f, "    reg [%u:0] count;\n    reg ", a);
+    range(f, a);
+    fprintf(f, "head;\n    reg ");
+    range(f, a);
+    fprintf(f, "tail;\n");
+    for (unsigned i = 0; i < l->depth; i++) {
+        fprintf(f, "    reg ");
+        range(f, w);
+        fprintf(f, "entry_%u;\n", i);
+    }
+    fprintf(f, "    // ready and valid come from registers: no path crosses the FIFO\n");
+    fprintf(f, "    assign in_ready = count != %u'd%u;\n", a + 1, l->depth);
+    fprintf(f, "    assign out_valid = count != %u'd0;\n", a + 1);
+    fprintf(f, "    reg ");
+    range(f, w);
+    fprintf(f, "head_data;\n    always @(*) begin\n        case (head)\n");
+    for (unsigned i = 0; i < l->depth; i++)
+        fprintf(f, "            %u'd%u: head_data = entry_%u;\n", a, i, i);
+    fprintf(f, "            default: head_data = entry_0;\n        endcase\n    end\n");
+    fprintf(f, "    assign out_data = head_data;\n");
+    fprintf(f, "    wire push = in_valid & in_ready;\n    wire pop = out_valid & out_ready;\n");
+    fprintf(f, "    always @(posedge clk) begin\n        if (rst) begin\n");
+    fprintf(f, "            count <= %u'd0;\n            head <= %u'd0;\n            tail <= %u'd0;\n",
+            a + 1, a, a);
+    for (unsigned i = 0; i < l->depth; i++) fprintf(f, "            entry_%u <= %u'd0;\n", i, w);
+    fprintf(f, "        end else begin\n");
+    for (unsigned i = 0; i < l->depth; i++)
+        fprintf(f, "            if (push && tail == %u'd%u) entry_%u <= in_data;\n", a, i, i);
+    fprintf(f, "            if (push) tail <= tail + %u'd1;\n", a);
+    fprintf(f, "            if (pop) head <= head + %u'd1;\n", a);
+    fprintf(f, "            count <= count + {%u'd0, push} - {%u'd0, pop};\n", a, a);
+    fprintf(f, "        end\n    end\nendmodule\n`default_nettype wire\n");
+    fclose(f);
+    free(mod);
+}
+
+static void write_top(const net_t *n, const char *dir) {
+    FILE *f = open_out(dir, n->top, ".v");
+    fprintf(f, "// Generated by rtl-gen --compose from %s. Do not edit: change the .net file.\n",
+            n->net);
+    fprintf(f, "`default_nettype none\nmodule %s (\n    input wire clk,\n    input wire rst", n->top);
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const iface_t *c = &n->inst[i].c.ifc;
+        for (unsigned k = 0; k < c->n_in; k++)
+            if (!linked_in(n, (int)i, (int)k)) {
+                fprintf(f, ",\n    input wire ");
+                range(f, c->in[k].width);
+                fprintf(f, "%s_%s", n->inst[i].name, c->in[k].name);
+            }
+        for (unsigned k = 0; k < c->n_out; k++)
+            if (!linked_out(n, (int)i, (int)k)) {
+                fprintf(f, ",\n    output wire ");
+                range(f, c->out[k].width);
+                fprintf(f, "%s_%s", n->inst[i].name, c->out[k].name);
+            }
+    }
+    fprintf(f, "\n);\n");
+    /* wires for the ports that fifos join */
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const iface_t *c = &n->inst[i].c.ifc;
+        for (unsigned k = 0; k < c->n_in + c->n_out; k++) {
+            bool in = k < c->n_in;
+            const leaf_t *lf = in ? &c->in[k] : &c->out[k - c->n_in];
+            if (in ? linked_in(n, (int)i, (int)k) : linked_out(n, (int)i, (int)(k - c->n_in))) {
+                fprintf(f, "    wire ");
+                range(f, lf->width);
+                fprintf(f, "%s_%s;\n", n->inst[i].name, lf->name);
+            }
+        }
+    }
+    for (unsigned k = 0; k < n->n_link; k++) {
+        const link_t *l = &n->link[k];
+        const inst_t *s = &n->inst[l->src], *d = &n->inst[l->dst];
+        fprintf(f, "\n    // %s.%s -> %s.%s through %u entries\n", s->name, l->src_stream, d->name,
+                l->dst_stream, l->depth);
+        fprintf(f, "    wire ");
+        range(f, l->width);
+        fprintf(f, "%s_in_data = {", l->name);
+        for (unsigned i = l->n_data; i-- > 0;)
+            fprintf(f, "%s_%s%s", s->name, s->c.ifc.out[l->src_data[i]].name, i ? ", " : "");
+        fprintf(f, "};\n    wire ");
+        range(f, l->width);
+        fprintf(f, "%s_out_data;\n", l->name);
+        unsigned lo = 0;
+        for (unsigned i = 0; i < l->n_data; i++) {
+            const leaf_t *lf = &d->c.ifc.in[l->dst_data[i]];
+            if (l->width == 1)
+                fprintf(f, "    assign %s_%s = %s_out_data;\n", d->name, lf->name, l->name);
+            else if (lf->width == 1)
+                fprintf(f, "    assign %s_%s = %s_out_data[%u];\n", d->name, lf->name, l->name, lo);
+            else
+                fprintf(f, "    assign %s_%s = %s_out_data[%u:%u];\n", d->name, lf->name, l->name,
+                        lo + lf->width - 1, lo);
+            lo += lf->width;
+        }
+        fprintf(f, "    %s_%s %s (\n        .clk(clk),\n        .rst(rst),\n", n->top, l->name, l->name);
+        fprintf(f, "        .in_valid(%s_%s),\n        .in_data(%s_in_data),\n", s->name,
+                s->c.ifc.out[l->src_valid].name, l->name);
+        fprintf(f, "        .in_ready(%s_%s),\n        .out_valid(%s_%s),\n", s->name,
+                s->c.ifc.in[l->src_ready].name, d->name, d->c.ifc.in[l->dst_valid].name);
+        fprintf(f, "        .out_data(%s_out_data),\n        .out_ready(%s_%s)\n    );\n", l->name,
+                d->name, d->c.ifc.out[l->dst_ready].name);
+    }
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const inst_t *in = &n->inst[i];
+        fprintf(f, "\n    %s %s (\n        .clk(clk),\n        .rst(rst)", in->func, in->name);
+        for (unsigned k = 0; k < in->c.ifc.n_in; k++)
+            fprintf(f, ",\n        .%s(%s_%s)", in->c.ifc.in[k].name, in->name, in->c.ifc.in[k].name);
+        for (unsigned k = 0; k < in->c.ifc.n_out; k++)
+            fprintf(f, ",\n        .%s(%s_%s)", in->c.ifc.out[k].name, in->name,
+                    in->c.ifc.out[k].name);
+        fprintf(f, "\n    );\n");
+    }
+    fprintf(f, "endmodule\n`default_nettype wire\n");
+    fclose(f);
+}
+
+/* ---- C model -------------------------------------------------------- */
+static void write_model(const net_t *n, const char *dir) {
+    FILE *f = open_out(dir, n->top, "_model.c");
+    fprintf(f, "/* Generated by rtl-gen --compose from %s: the C model of %s.\n"
+               " * Same cycle semantics as the generated Verilog: FIFO ready/valid come from\n"
+               " * FIFO registers, blocks run in any order, FIFOs update at the end. */\n",
+            n->net, n->top);
+    fprintf(f, "#include <stdint.h>\n#include <string.h>\n\n");
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        bool dup = false;
+        for (unsigned j = 0; j < i; j++) dup |= !strcmp(n->inst[j].func, n->inst[i].func);
+        if (!dup) fprintf(f, "void %s(const void *in, void *out, void *state);\n", n->inst[i].func);
+    }
+    fprintf(f, "\nstatic unsigned get_bit(const uint8_t *p, unsigned i) { return (p[i / 8] >> (i %% 8)) & 1u; }\n"
+               "static void put_bit(uint8_t *p, unsigned i, unsigned v) {\n"
+               "    p[i / 8] = (uint8_t)((p[i / 8] & ~(1u << (i %% 8))) | (v << (i %% 8)));\n}\n"
+               "/* copy an n-bit field; bits above n in the destination storage are zero-filled\n"
+               " * (or sign-filled) up to size bytes */\n"
+               "static void copy_field(uint8_t *dst, unsigned dbit, const uint8_t *src, unsigned sbit,\n"
+               "                       unsigned n) {\n"
+               "    for (unsigned i = 0; i < n; i++) put_bit(dst, dbit + i, get_bit(src, sbit + i));\n}\n"
+               "static void store_leaf(uint8_t *leaf, unsigned size, unsigned width, int is_signed,\n"
+               "                       const uint8_t *src, unsigned sbit) {\n"
+               "    memset(leaf, 0, size);\n    copy_field(leaf, 0, src, sbit, width);\n"
+               "    if (is_signed && get_bit(leaf, width - 1))\n"
+               "        for (unsigned i = width; i < size * 8; i++) put_bit(leaf, i, 1);\n}\n\n");
+    fprintf(f, "void %s(const void *in_, void *out_, void *state_) {\n", n->top);
+    fprintf(f, "    const uint8_t *in = in_;\n    uint8_t *out = out_, *st = state_;\n");
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const inst_t *in = &n->inst[i];
+        fprintf(f, "    _Alignas(64) uint8_t in_%s[%u];\n    memcpy(in_%s, in + %u, %u);\n", in->name,
+                in->c.ifc.in_size ? in->c.ifc.in_size : 1, in->name, in->in_off, in->c.ifc.in_size);
+    }
+    fprintf(f, "    /* FIFO outputs, from the FIFO registers */\n");
+    for (unsigned k = 0; k < n->n_link; k++) {
+        const link_t *l = &n->link[k];
+        const inst_t *s = &n->inst[l->src], *d = &n->inst[l->dst];
+        fprintf(f, "    uint32_t %s_count, %s_head, %s_tail;\n", l->name, l->name, l->name);
+        fprintf(f, "    memcpy(&%s_count, st + %u, 4);\n    memcpy(&%s_head, st + %u, 4);\n"
+                   "    memcpy(&%s_tail, st + %u, 4);\n",
+                l->name, l->st_off, l->name, l->st_off + 4, l->name, l->st_off + 8);
+        fprintf(f, "    in_%s[%u] = %s_count != %u;\n", s->name, s->c.ifc.in[l->src_ready].offset,
+                l->name, l->depth);
+        fprintf(f, "    in_%s[%u] = %s_count != 0;\n", d->name, d->c.ifc.in[l->dst_valid].offset,
+                l->name);
+        unsigned lo = 0;
+        for (unsigned i = 0; i < l->n_data; i++) {
+            const leaf_t *lf = &d->c.ifc.in[l->dst_data[i]];
+            fprintf(f, "    store_leaf(in_%s + %u, %u, %u, %d, st + %u + %s_head * %u, %u);\n",
+                    d->name, lf->offset, lf->size, lf->width, lf->is_signed ? 1 : 0,
+                    l->st_off + 16, l->name, l->entry_bytes, lo);
+            lo += lf->width;
+        }
+    }
+    fprintf(f, "    /* the blocks */\n");
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const inst_t *in = &n->inst[i];
+        fprintf(f, "    %s(in_%s, out + %u, st + %u);\n", in->func, in->name, in->out_off,
+                in->st_off);
+    }
+    fprintf(f, "    /* FIFO updates at the clock edge */\n");
+    for (unsigned k = 0; k < n->n_link; k++) {
+        const link_t *l = &n->link[k];
+        const inst_t *s = &n->inst[l->src], *d = &n->inst[l->dst];
+        fprintf(f, "    {\n        unsigned push = (out[%u] & 1u) && %s_count != %u;\n",
+                s->out_off + s->c.ifc.out[l->src_valid].offset, l->name, l->depth);
+        fprintf(f, "        unsigned pop = (out[%u] & 1u) && %s_count != 0;\n",
+                d->out_off + d->c.ifc.out[l->dst_ready].offset, l->name);
+        fprintf(f, "        if (push) {\n            uint8_t *e = st + %u + %s_tail * %u;\n"
+                   "            memset(e, 0, %u);\n",
+                l->st_off + 16, l->name, l->entry_bytes, l->entry_bytes);
+        unsigned lo = 0;
+        for (unsigned i = 0; i < l->n_data; i++) {
+            const leaf_t *lf = &s->c.ifc.out[l->src_data[i]];
+            fprintf(f, "            copy_field(e, %u, out + %u, 0, %u);\n", lo,
+                    s->out_off + lf->offset, lf->width);
+            lo += lf->width;
+        }
+        fprintf(f, "            %s_tail = (%s_tail + 1) & %u;\n        }\n", l->name, l->name,
+                l->depth - 1);
+        fprintf(f, "        if (pop) %s_head = (%s_head + 1) & %u;\n", l->name, l->name, l->depth - 1);
+        fprintf(f, "        %s_count = %s_count + push - pop;\n", l->name, l->name);
+        fprintf(f, "        memcpy(st + %u, &%s_count, 4);\n        memcpy(st + %u, &%s_head, 4);\n"
+                   "        memcpy(st + %u, &%s_tail, 4);\n    }\n",
+                l->st_off, l->name, l->st_off + 4, l->name, l->st_off + 8, l->name);
+    }
+    fprintf(f, "}\n");
+    fclose(f);
+}
+
+/* ---- interface --------------------------------------------------------- */
+static void write_iface(const net_t *n, const char *dir) {
+    FILE *f = open_out(dir, n->top, ".iface");
+    fprintf(f, "hlsnic-iface 1\n# generated by rtl-gen --compose from %s\n", n->net);
+    fprintf(f, "top %s\nsource %s/%s_model.c\n", n->top, dir, n->top);
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        bool dup = false;
+        for (unsigned j = 0; j < i; j++) dup |= !strcmp(n->inst[j].file, n->inst[i].file);
+        if (!dup) fprintf(f, "native %s\n", n->inst[i].file);
+    }
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        bool dup = false;
+        for (unsigned j = 0; j < i; j++) dup |= !strcmp(n->inst[j].func, n->inst[i].func);
+        if (!dup) fprintf(f, "module %s/%s.v\n", dir, n->inst[i].func);
+    }
+    for (unsigned k = 0; k < n->n_link; k++)
+        fprintf(f, "module %s/%s_%s.v\n", dir, n->top, n->link[k].name);
+    fprintf(f, "struct in %u\nstruct out %u\nstruct state %u\n", n->in_size, n->out_size,
+            n->state_size);
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const inst_t *in = &n->inst[i];
+        const iface_t *c = &in->c.ifc;
+        for (unsigned k = 0; k < c->n_in; k++)
+            if (!linked_in(n, (int)i, (int)k))
+                fprintf(f, "input %s_%s %u %u %u %d\n", in->name, c->in[k].name, c->in[k].width,
+                        in->in_off + c->in[k].offset, c->in[k].size, c->in[k].is_signed);
+        for (unsigned k = 0; k < c->n_out; k++)
+            if (!linked_out(n, (int)i, (int)k))
+                fprintf(f, "output %s_%s %u %u %u %d\n", in->name, c->out[k].name,
+                        c->out[k].width, in->out_off + c->out[k].offset, c->out[k].size,
+                        c->out[k].is_signed);
+    }
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const inst_t *in = &n->inst[i];
+        const iface_t *c = &in->c.ifc;
+        for (unsigned k = 0; k < c->n_regs; k++)
+            fprintf(f, "reg %s.%s %u %u %u %d\n", in->name, c->regs[k].name, c->regs[k].width,
+                    in->st_off + c->regs[k].offset, c->regs[k].size, c->regs[k].is_signed);
+        for (unsigned k = 0; k < c->n_mems; k++)
+            fprintf(f, "mem %s.%s %u %u %u %u\n", in->name, c->mems[k].name, c->mems[k].width,
+                    c->mems[k].depth, in->st_off + c->mems[k].offset, c->mems[k].elem_size);
+    }
+    for (unsigned k = 0; k < n->n_link; k++) {
+        const link_t *l = &n->link[k];
+        fprintf(f, "reg %s.count %u %u 4 0\nreg %s.head %u %u 4 0\nreg %s.tail %u %u 4 0\n",
+                l->name, l->abits + 1, l->st_off, l->name, l->abits, l->st_off + 4, l->name,
+                l->abits, l->st_off + 8);
+        for (unsigned e = 0; e < l->depth; e++)
+            fprintf(f, "reg %s.entry_%u %u %u %u 0\n", l->name, e, l->width,
+                    l->st_off + 16 + e * l->entry_bytes, l->entry_bytes);
+    }
+    for (unsigned i = 0; i < n->n_inst; i++) { /* streams left open become top-level streams */
+        const iface_t *c = &n->inst[i].c.ifc;
+        for (unsigned s = 0; s < c->n_streams; s++) {
+            bool linked = false;
+            for (unsigned k = 0; k < n->n_link; k++) {
+                const link_t *l = &n->link[k];
+                linked |= c->streams[s].is_input ? (l->dst == (int)i && !strcmp(l->dst_stream, c->streams[s].name))
+                                                 : (l->src == (int)i && !strcmp(l->src_stream, c->streams[s].name));
+            }
+            if (!linked)
+                fprintf(f, "%s %s_%s\n", c->streams[s].is_input ? "stream_in" : "stream_out",
+                        n->inst[i].name, c->streams[s].name);
+        }
+    }
+    fclose(f);
+}
+
+int compose_run(const char *net_file, const char *out_dir, const char **cargs, int ncargs) {
+    net_t *n = xcalloc(1, sizeof *n);
+    n->net = net_file;
+    FILE *f = fopen(net_file, "r");
+    if (!f) {
+        fprintf(stderr, "rtl-gen: cannot open '%s'\n", net_file);
+        return 2;
+    }
+    parse(n, f);
+    fclose(f);
+    diag_exit_if_errors();
+    for (unsigned i = 0; i < n->n_inst; i++)
+        block_compile(n->inst[i].file, n->inst[i].func, cargs, ncargs, &n->inst[i].c);
+    for (unsigned k = 0; k < n->n_link; k++) check_link(n, &n->link[k]);
+    diag_exit_if_errors();
+    layout(n);
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "rtl-gen: cannot create directory '%s'\n", out_dir);
+        return 2;
+    }
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        bool dup = false;
+        for (unsigned j = 0; j < i; j++) dup |= !strcmp(n->inst[j].func, n->inst[i].func);
+        if (dup) continue;
+        char *p = xasprintf("%s/%s.v", out_dir, n->inst[i].func);
+        block_write_verilog(&n->inst[i].c, p);
+        free(p);
+    }
+    for (unsigned k = 0; k < n->n_link; k++) write_fifo(n, &n->link[k], out_dir);
+    write_top(n, out_dir);
+    write_model(n, out_dir);
+    write_iface(n, out_dir);
+    return 0;
+}

@@ -1,0 +1,266 @@
+#include "verilog_write.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void range(FILE *f, unsigned w) {
+    if (w > 1) fprintf(f, "[%u:0] ", w - 1);
+}
+
+static void where(FILE *f, const sig_t *s) {
+    if (s->file && s->line) fprintf(f, "  // %s:%u", s->file, s->line);
+    fputc('\n', f);
+}
+
+static void print_val(FILE *f, const netlist_t *nl, val_t v) {
+    char *s = v_text(nl, v);
+    fputs(s, f);
+    free(s);
+}
+
+static void ports(FILE *f, const tr_t *t) {
+    const iface_t *ifc = t->ifc;
+    fprintf(f, "module %s (\n    input wire clk,\n    input wire rst", ifc->top);
+    for (unsigned i = 0; i < ifc->n_in; i++) {
+        fprintf(f, ",\n    input wire ");
+        range(f, ifc->in[i].width);
+        fputs(ifc->in[i].name, f);
+    }
+    for (unsigned i = 0; i < ifc->n_out; i++) {
+        fprintf(f, ",\n    output wire ");
+        range(f, ifc->out[i].width);
+        fputs(ifc->out[i].name, f);
+    }
+    fprintf(f, "\n);\n");
+}
+
+static void declare_state(FILE *f, const tr_t *t) {
+    const iface_t *ifc = t->ifc;
+    if (ifc->n_regs) fprintf(f, "\n    // State registers (the state struct), reset to 0.\n");
+    for (unsigned i = 0; i < ifc->n_regs; i++) {
+        fprintf(f, "    reg ");
+        range(f, ifc->regs[i].width);
+        fprintf(f, "%s;\n", ifc->regs[i].name);
+    }
+    for (unsigned i = 0; i < ifc->n_mems; i++) {
+        const mem_t *m = &ifc->mems[i];
+        fprintf(f, "\n    // HLS_MEM %s: %u x %u bits, synchronous read-first RAM.\n", m->name,
+                m->depth, m->width);
+        fprintf(f, "    reg ");
+        range(f, m->width);
+        fprintf(f, "%s_cells [0:%u];\n    reg ", m->name, m->depth - 1);
+        range(f, m->width);
+        fprintf(f, "%s_rdata;\n", m->name);
+    }
+}
+
+/* ---- liveness: only signals that reach an output, a register or a memory
+ * port are printed (edge predicates of joins, superseded stores, ...). */
+typedef struct {
+    const netlist_t *nl;
+    int *slot;        /* name hash -> signal index, -1 empty */
+    unsigned cap;
+    bool *live;
+    unsigned *work, n_work;
+} live_t;
+
+static unsigned hash_name(const char *s, size_t n) {
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int find_name(const live_t *l, const char *s, size_t n) {
+    for (unsigned i = hash_name(s, n) & (l->cap - 1);; i = (i + 1) & (l->cap - 1)) {
+        int k = l->slot[i];
+        if (k < 0) return -1;
+        const char *nm = l->nl->sigs[k].name;
+        if (strlen(nm) == n && memcmp(nm, s, n) == 0) return k;
+    }
+}
+
+static bool ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* mark every signal named in text */
+static void mark_text(live_t *l, const char *text) {
+    for (const char *p = text; *p;) {
+        if (!ident_char(*p)) { p++; continue; }
+        const char *q = p;
+        while (ident_char(*q)) q++;
+        /* skip the digits of sized literals such as 32'h1f */
+        if (*q != '\'' && !(p > text && p[-1] == '\'')) {
+            int k = find_name(l, p, (size_t)(q - p));
+            if (k >= 0 && !l->live[k]) {
+                l->live[k] = true;
+                l->work[l->n_work++] = (unsigned)k;
+            }
+        }
+        p = q;
+    }
+}
+
+static void mark_val(live_t *l, val_t v) {
+    if (v.sig >= 0 && !l->live[v.sig]) {
+        l->live[v.sig] = true;
+        l->work[l->n_work++] = (unsigned)v.sig;
+    }
+}
+
+static bool *liveness(const tr_t *t) {
+    const netlist_t *nl = &t->nl;
+    live_t l = {.nl = nl};
+    for (l.cap = 16; l.cap < nl->n * 2 + 2; l.cap *= 2) {}
+    l.slot = xcalloc(l.cap, sizeof(int));
+    memset(l.slot, 0xff, l.cap * sizeof(int));
+    for (unsigned i = 0; i < nl->n; i++) {
+        const char *nm = nl->sigs[i].name;
+        unsigned h = hash_name(nm, strlen(nm)) & (l.cap - 1);
+        while (l.slot[h] >= 0) h = (h + 1) & (l.cap - 1);
+        l.slot[h] = (int)i;
+    }
+    l.live = xcalloc(nl->n + 1, sizeof(bool));
+    l.work = xcalloc(nl->n + 1, sizeof(unsigned));
+    for (unsigned i = 0; i < t->ifc->n_out; i++) mark_val(&l, t->out_val[i]);
+    for (unsigned i = 0; i < t->ifc->n_regs; i++) mark_val(&l, t->reg_next[i]);
+    for (unsigned i = 0; i < t->ifc->n_mems; i++) {
+        const mem_ports_t *p = &t->mem[i];
+        mark_val(&l, p->re);
+        mark_val(&l, p->ra);
+        mark_val(&l, p->we);
+        mark_val(&l, p->wa);
+        mark_val(&l, p->wd);
+    }
+    while (l.n_work) {
+        const sig_t *s = &nl->sigs[l.work[--l.n_work]];
+        if (s->kind == SIG_WIRE) mark_text(&l, s->expr);
+        if (s->kind == SIG_CASE) {
+            mark_text(&l, s->case_sel);
+            for (unsigned k = 0; k < s->n_case; k++) mark_text(&l, s->case_value[k]);
+        }
+    }
+    free(l.slot);
+    free(l.work);
+    return l.live;
+}
+
+static void logic(FILE *f, const tr_t *t, const bool *live) {
+    const netlist_t *nl = &t->nl;
+    fprintf(f, "\n    // Combinational logic of one cycle, in source order.\n");
+    for (unsigned i = 0; i < nl->n; i++) {
+        const sig_t *s = &nl->sigs[i];
+        if (!live[i]) continue;
+        if (s->kind == SIG_WIRE) {
+            fprintf(f, "    wire ");
+            range(f, s->width);
+            fprintf(f, "%s = %s;", s->name, s->expr);
+            where(f, s);
+        } else if (s->kind == SIG_CASE) {
+            fprintf(f, "    reg ");
+            range(f, s->width);
+            fprintf(f, "%s;", s->name);
+            where(f, s);
+            fprintf(f, "    always @(*) begin\n        case (%s)\n", s->case_sel);
+            for (unsigned k = 0; k < s->n_case; k++)
+                fprintf(f, "            %s: %s = %s;\n", s->case_label[k], s->name,
+                        s->case_value[k]);
+            fprintf(f, "            default: %s = %u'd0;\n        endcase\n    end\n", s->name,
+                    s->width);
+        }
+    }
+}
+
+static void outputs(FILE *f, const tr_t *t) {
+    const iface_t *ifc = t->ifc;
+    fprintf(f, "\n    // Output ports.\n");
+    for (unsigned i = 0; i < ifc->n_out; i++) {
+        fprintf(f, "    assign %s = ", ifc->out[i].name);
+        print_val(f, &t->nl, t->out_val[i]);
+        fprintf(f, ";\n");
+    }
+}
+
+static void registers(FILE *f, const tr_t *t) {
+    const iface_t *ifc = t->ifc;
+    if (!ifc->n_regs) return;
+    fprintf(f, "\n    always @(posedge clk) begin\n        if (rst) begin\n");
+    for (unsigned i = 0; i < ifc->n_regs; i++)
+        fprintf(f, "            %s <= %u'd0;\n", ifc->regs[i].name, ifc->regs[i].width);
+    fprintf(f, "        end else begin\n");
+    for (unsigned i = 0; i < ifc->n_regs; i++) {
+        fprintf(f, "            %s <= ", ifc->regs[i].name);
+        print_val(f, &t->nl, t->reg_next[i]);
+        fprintf(f, ";\n");
+    }
+    fprintf(f, "        end\n    end\n");
+}
+
+static void memories(FILE *f, const tr_t *t) {
+    const iface_t *ifc = t->ifc;
+    for (unsigned i = 0; i < ifc->n_mems; i++) {
+        const mem_t *m = &ifc->mems[i];
+        const mem_ports_t *p = &t->mem[i];
+        const char *nm = m->name;
+        fprintf(f, "\n    // %s ports: one read, one write per cycle.\n", nm);
+        fprintf(f, "    wire %s_re = ", nm);
+        print_val(f, &t->nl, p->re);
+        fprintf(f, ";\n    wire ");
+        range(f, p->ra.width);
+        fprintf(f, "%s_ra = ", nm);
+        print_val(f, &t->nl, p->ra);
+        fprintf(f, ";\n    wire %s_we = ", nm);
+        print_val(f, &t->nl, p->we);
+        fprintf(f, ";\n    wire ");
+        range(f, p->wa.width);
+        fprintf(f, "%s_wa = ", nm);
+        print_val(f, &t->nl, p->wa);
+        fprintf(f, ";\n    wire ");
+        range(f, m->width);
+        fprintf(f, "%s_wd = ", nm);
+        print_val(f, &t->nl, p->wd);
+        fprintf(f, ";\n");
+        fprintf(f, "    always @(posedge clk) begin\n");
+        fprintf(f, "        if (%s_we) %s_cells[%s_wa] <= %s_wd;\n", nm, nm, nm, nm);
+        fprintf(f, "        if (%s_re) %s_rdata <= %s_cells[%s_ra];\n", nm, nm, nm, nm);
+        fprintf(f, "    end\n");
+        fprintf(f, "    // Power-up contents: all zero (the C model's state starts zeroed).\n");
+        fprintf(f, "    integer %s_init;\n    initial begin\n", nm);
+        fprintf(f, "        for (%s_init = 0; %s_init < %u; %s_init = %s_init + 1)\n", nm, nm,
+                m->depth, nm, nm);
+        fprintf(f, "            %s_cells[%s_init] = %u'd0;\n", nm, nm, m->width);
+        fprintf(f, "        %s_rdata = %u'd0;\n    end\n", nm, m->width);
+    }
+}
+
+/* Verilator's recommended idiom: one sink for bits the block leaves unread
+ * (unused input bits, bits of wide loads), so -Wall stays clean without
+ * switching the warning off for the whole module. */
+static void unused_sink(FILE *f, const tr_t *t, const bool *live) {
+    const netlist_t *nl = &t->nl;
+    fprintf(f, "\n    // Bits nothing reads (unused input bits, parts of wide loads).\n");
+    fprintf(f, "    /* verilator lint_off UNUSEDSIGNAL */\n    wire unused_bits = &{1'b0");
+    for (unsigned i = 0; i < nl->n; i++)
+        if (live[i] || nl->sigs[i].kind == SIG_INPUT || nl->sigs[i].kind == SIG_REG ||
+            nl->sigs[i].kind == SIG_RDATA)
+            fprintf(f, ", %s", nl->sigs[i].name);
+    fprintf(f, ", 1'b0};\n    /* verilator lint_on UNUSEDSIGNAL */\n");
+}
+
+void verilog_write(FILE *f, const tr_t *t) {
+    fprintf(f, "// Generated by rtl-gen from %s (top %s). Do not edit: change the C.\n",
+            t->ifc->source, t->ifc->top);
+    fprintf(f, "`default_nettype none\n");
+    bool *live = liveness(t);
+    ports(f, t);
+    declare_state(f, t);
+    logic(f, t, live);
+    outputs(f, t);
+    registers(f, t);
+    memories(f, t);
+    unused_sink(f, t, live);
+    free(live);
+    fprintf(f, "endmodule\n`default_nettype wire\n");
+}
