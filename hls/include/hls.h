@@ -133,8 +133,9 @@ static inline void hls__mem_write(const void *mem, void *cells, uint32_t size,
 }
 
 #define HLS__CHECK_MEM(m)                                                   \
-    _Static_assert((HLS_MEM_DEPTH(m) & (HLS_MEM_DEPTH(m) - 1)) == 0,        \
-                   "HLS_MEM depth must be a power of two");                 \
+    _Static_assert(HLS_MEM_DEPTH(m) >= 2 &&                                 \
+                   (HLS_MEM_DEPTH(m) & (HLS_MEM_DEPTH(m) - 1)) == 0,        \
+                   "HLS_MEM depth must be a power of two, at least 2");     \
     _Static_assert(sizeof((m)->hls_mem_rdata) <= HLS__MAX_WORD_BYTES,       \
                    "HLS_MEM word wider than 1024 bits")
 #define hls_mem_read(m, addr)                                               \

@@ -12,6 +12,8 @@ typedef struct {
     unsigned offset;   /* bytes from the start of its struct */
     unsigned size;     /* storage bytes */
     bool is_signed;
+    const char *file;  /* where the field is declared, for errors */
+    unsigned line, col;
 } leaf_t;
 
 typedef struct {

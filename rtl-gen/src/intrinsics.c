@@ -204,7 +204,7 @@ bool tr_intrinsic(tr_t *t, LLVMValueRef call, const char *name) {
         return true;
     }
     if (starts(name, "llvm.ctlz") || starts(name, "llvm.cttz")) {
-        set(t, call, count_zeros(t, arg(t, call, 0), name[8] == 'l'));
+        set(t, call, count_zeros(t, arg(t, call, 0), name[7] == 'l')); /* llvm.ctlz */
         return true;
     }
     if (starts(name, "llvm.bswap")) {

@@ -20,7 +20,7 @@
  * comments; -fno-discard-value-names keeps clang's value names for wires. */
 static const char *const fixed_args[] = {
     "-std=gnu11", "-O2", "-fno-vectorize", "-fno-slp-vectorize", "-gline-tables-only",
-    "-fno-discard-value-names", "-fno-builtin", "-D__HLS_SYNTH__",
+    "-fno-discard-value-names", "-D__HLS_SYNTH__",
     "-mllvm", "-unroll-threshold=200000", "-mllvm", "-unroll-max-upperbound=4096",
     "-mllvm", "-inline-threshold=100000", "-mllvm", "-replexitval=never",
     "-emit-llvm", "-c", NULL};

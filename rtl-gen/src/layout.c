@@ -252,6 +252,7 @@ static void lay_type(layout_ctx_t *ctx, CXCursor where, CXType t, const char *na
                 .offset = off,
                 .size = (unsigned)clang_Type_getSizeOf(t),
                 .is_signed = sgn};
+    cursor_location(where, &l.file, &l.line, &l.col);
     ARR_PUSH(ctx->leaves, ctx->n, ctx->cap, l);
 }
 
@@ -305,15 +306,60 @@ static void find_streams(iface_t *ifc, CXCursor fn, const leaf_t *src, unsigned 
     }
 }
 
+/* Verilog-2005 and SystemVerilog keywords: a port or register cannot be named one. */
+static const char *const keywords[] = {
+    "always", "and", "assign", "automatic", "begin", "buf", "bufif0", "bufif1", "case", "casex",
+    "casez", "cell", "cmos", "config", "deassign", "default", "defparam", "design", "disable",
+    "edge", "else", "end", "endcase", "endconfig", "endfunction", "endgenerate", "endmodule",
+    "endprimitive", "endspecify", "endtable", "endtask", "event", "for", "force", "forever",
+    "fork", "function", "generate", "genvar", "highz0", "highz1", "if", "ifnone", "incdir",
+    "include", "initial", "inout", "input", "instance", "integer", "join", "large", "liblist",
+    "library", "localparam", "macromodule", "medium", "module", "nand", "negedge", "nmos", "nor",
+    "noshowcancelled", "not", "notif0", "notif1", "or", "output", "parameter", "pmos", "posedge",
+    "primitive", "pull0", "pull1", "pulldown", "pullup", "pulsestyle_ondetect",
+    "pulsestyle_onevent", "rcmos", "real", "realtime", "reg", "release", "repeat", "rnmos",
+    "rpmos", "rtran", "rtranif0", "rtranif1", "scalared", "showcancelled", "signed", "small",
+    "specify", "specparam", "strong0", "strong1", "supply0", "supply1", "table", "task", "time",
+    "tran", "tranif0", "tranif1", "tri", "tri0", "tri1", "triand", "trior", "trireg",
+    "unsigned", "use", "uwire", "vectored", "wait", "wand", "weak0", "weak1", "while", "wire",
+    "wor", "xnor", "xor",
+    /* SystemVerilog (Verilator parses .v files with these reserved too) */
+    "alias", "always_comb", "always_ff", "always_latch", "assert", "assume", "before", "bind",
+    "bins", "binsof", "bit", "break", "byte", "chandle", "class", "clocking", "const",
+    "constraint", "context", "continue", "cover", "covergroup", "coverpoint", "cross", "dist",
+    "do", "endclass", "endclocking", "endgroup", "endinterface", "endpackage", "endprogram",
+    "endproperty", "endsequence", "enum", "expect", "export", "extends", "extern", "final",
+    "first_match", "foreach", "forkjoin", "iff", "ignore_bins", "illegal_bins", "import",
+    "inside", "int", "interface", "intersect", "join_any", "join_none", "local", "logic",
+    "longint", "matches", "modport", "new", "null", "package", "packed", "priority", "program",
+    "property", "protected", "pure", "rand", "randc", "randcase", "randsequence", "ref",
+    "return", "sequence", "shortint", "shortreal", "solve", "static", "string", "struct",
+    "super", "tagged", "this", "throughout", "timeprecision", "timeunit", "type", "typedef",
+    "union", "unique", "var", "virtual", "void", "wait_order", "wildcard", "with", "within",
+    NULL};
+
+static bool is_keyword(const char *n) {
+    for (const char *const *k = keywords; *k; k++)
+        if (!strcmp(*k, n)) return true;
+    return false;
+}
+
 static void check_collisions(CXCursor fn, const iface_t *ifc) {
+    for (unsigned i = 0; i < ifc->n_in + ifc->n_out; i++) {
+        const leaf_t *l = i < ifc->n_in ? &ifc->in[i] : &ifc->out[i - ifc->n_in];
+        if (is_keyword(l->name))
+            diag_error(l->file, l->line, l->col, "port-type", "port '%s' is a "
+                       "Verilog/SystemVerilog keyword; rename the field", l->name);
+    }
     for (unsigned i = 0; i < ifc->n_in; i++)
         if (find_leaf(ifc->out, ifc->n_out, ifc->in[i].name))
-            cursor_error(fn, "port-type", "port name '%s' is both an input and an output; "
-                         "rename one field", ifc->in[i].name);
+            diag_error(ifc->in[i].file, ifc->in[i].line, ifc->in[i].col, "port-type",
+                       "port name '%s' is both an input and an output; rename one field",
+                       ifc->in[i].name);
     for (unsigned i = 0; i < ifc->n_in + ifc->n_out; i++) {
         const leaf_t *l = i < ifc->n_in ? &ifc->in[i] : &ifc->out[i - ifc->n_in];
         if (!strcmp(l->name, ifc->top))
-            cursor_error(fn, "port-type", "port '%s' has the name of the block itself; Verilog "
+            diag_error(l->file, l->line, l->col, "port-type", "port '%s' has the name of the block itself; Verilog "
                          "needs them distinct: rename the field", l->name);
     }
     for (unsigned i = 0; i < ifc->n_in; i++)

@@ -5,16 +5,33 @@
 
 #include "util.h"
 
-static bool name_used(const netlist_t *nl, const char *n) {
-    for (unsigned i = 0; i < nl->n_used; i++)
-        if (strcmp(nl->used[i], n) == 0) return true;
-    return false;
+static unsigned name_hash(const char *s) {
+    unsigned h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* open addressing; the table stays at most half full */
+static const char **name_slot(const netlist_t *nl, const char *n) {
+    unsigned i = name_hash(n) & (nl->cap_used - 1);
+    while (nl->used[i] && strcmp(nl->used[i], n) != 0) i = (i + 1) & (nl->cap_used - 1);
+    return &nl->used[i];
 }
 
 bool nl_reserve(netlist_t *nl, const char *name) {
-    if (name_used(nl, name)) return false;
-    const char *c = xstrdup(name);
-    ARR_PUSH(nl->used, nl->n_used, nl->cap_used, c);
+    if (2 * (nl->n_used + 1) > nl->cap_used) {
+        const char **old = nl->used;
+        unsigned oc = nl->cap_used;
+        nl->cap_used = oc ? oc * 2 : 1024;
+        nl->used = xcalloc(nl->cap_used, sizeof(char *));
+        for (unsigned i = 0; i < oc; i++)
+            if (old[i]) *name_slot(nl, old[i]) = old[i];
+        free(old);
+    }
+    const char **slot = name_slot(nl, name);
+    if (*slot) return false;
+    *slot = xstrdup(name);
+    nl->n_used++;
     return true;
 }
 

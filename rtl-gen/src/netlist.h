@@ -39,7 +39,7 @@ typedef struct {
 typedef struct {
     sig_t *sigs;
     unsigned n, cap;
-    const char **used; /* names already taken (ports, registers, wires) */
+    const char **used; /* hash set of names already taken (ports, registers, wires) */
     unsigned n_used, cap_used;
     const char *cur_file; /* location stamped on new signals */
     unsigned cur_line;

@@ -221,6 +221,7 @@ static unsigned candidates(tr_t *t, const alt_t *a, unsigned n, long long **out)
     if (!a->bounded) lo = lo >= 0 ? (lo + step - 1) / step * step : -((-lo) / step * step);
     unsigned cnt = 0, cap = 0, forbidden = 0;
     long long *c = NULL;
+    *out = NULL;
     for (long long d = lo; d <= hi; d += step) {
         long long off = a->coff + d;
         if (off < 0 || off + n > o->size) continue;

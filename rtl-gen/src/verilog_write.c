@@ -223,8 +223,9 @@ static void memories(FILE *f, const tr_t *t) {
         print_val(f, &t->nl, p->wd);
         fprintf(f, ";\n");
         fprintf(f, "    always @(posedge clk) begin\n");
-        fprintf(f, "        if (%s_we) %s_cells[%s_wa] <= %s_wd;\n", nm, nm, nm, nm);
-        fprintf(f, "        if (%s_re) %s_rdata <= %s_cells[%s_ra];\n", nm, nm, nm, nm);
+        /* no memory operation in a reset cycle: the C model runs no cycle then */
+        fprintf(f, "        if (!rst && %s_we) %s_cells[%s_wa] <= %s_wd;\n", nm, nm, nm, nm);
+        fprintf(f, "        if (!rst && %s_re) %s_rdata <= %s_cells[%s_ra];\n", nm, nm, nm, nm);
         fprintf(f, "    end\n");
         fprintf(f, "    // Power-up contents: all zero (the C model's state starts zeroed).\n");
         fprintf(f, "    integer %s_init;\n    initial begin\n", nm);
