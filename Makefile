@@ -1,0 +1,26 @@
+# hlsnic — top-level entry points. Both `make demo` and `make test` install the Debian
+# packages they need first (scripts/install-deps.sh; apt-get runs only if something is missing).
+#
+#   make deps    install the build/test packages (Debian 12, apt only)
+#   make test    build everything and run every test suite (scripts/run-tests); THE test command
+#   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report
+#   make clean   remove everything generated
+
+.PHONY: all deps test demo clean
+# The targets here share rtl-gen/build: run them one after another even under -j
+# (sub-makes still run their own jobs in parallel).
+.NOTPARALLEL:
+
+all: test
+
+deps:
+	@scripts/install-deps.sh
+
+test: deps
+	@scripts/run-tests
+
+demo: deps
+	@scripts/demo
+
+clean:
+	$(MAKE) -C rtl-gen clean
