@@ -269,7 +269,7 @@ typedef struct {
     nic_qp_attr_t attr;
     nic_cq_t cq;
     nic_mr_t mr;
-    uint32_t key;
+    uint32_t key;             /* NIC_CFG_MR: the key; NIC_CFG_CQ: the cqn */
     uint64_t base;
     uint64_t len;
     hls_uint(5) log;
@@ -312,6 +312,8 @@ typedef struct {
     uint8_t wr_opcode;        /* NIC_WR_* */
     bool signaled;
     bool flush;               /* not sent: complete with NIC_WC_WR_FLUSH_ERR */
+    uint8_t status;           /* not 0: not sent, the requester found the WQE bad: complete
+                                 it with this NIC_WC_* status (e.g. NIC_WC_LOC_QP_OP_ERR) */
     uint64_t wr_id;
     uint64_t local_addr;      /* READ / atomic: where the response data goes */
     uint32_t length;

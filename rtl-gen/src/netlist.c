@@ -35,12 +35,12 @@ bool nl_reserve(netlist_t *nl, const char *name) {
     return true;
 }
 
-/* A Verilog identifier from a clang value name: letters, digits, '_'. */
+/* A Verilog identifier from a clang value name: letters, digits, '_', never starting with
+ * a digit (a name like ".1806" loses its dot first, so the check comes after cleaning). */
 static char *clean_base(const char *base) {
     size_t n = strlen(base);
     char *s = xmalloc(n + 3);
     size_t j = 0;
-    if (!n || (base[0] >= '0' && base[0] <= '9')) s[j++] = 't';
     for (size_t i = 0; i < n && j < 40; i++) {
         char c = base[i];
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -51,6 +51,10 @@ static char *clean_base(const char *base) {
     }
     while (j > 1 && s[j - 1] == '_') j--;
     s[j] = 0;
+    if (!j || (s[0] >= '0' && s[0] <= '9')) {
+        memmove(s + 1, s, j + 1);
+        s[0] = 't';
+    }
     return s;
 }
 

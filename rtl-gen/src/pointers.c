@@ -170,6 +170,27 @@ static bool gep_compute(tr_t *t, LLVMValueRef gep, ptr_t *out) {
         long long ci = is_const ? LLVMConstIntGetSExtValue(idx) : 0;
         if (k == 1) { /* pointer arithmetic over whole source elements */
             long long es = (long long)LLVMABISizeOfType(t->td, cur);
+            if (!is_const && LLVMIsASelectInst(idx) &&
+                LLVMIsAConstantInt(LLVMGetOperand(idx, 1)) &&
+                LLVMIsAConstantInt(LLVMGetOperand(idx, 2))) {
+                /* `c ? &s->a : &s->b` arrives as `s + (c ? 0 : K)`: two constant
+                 * alternatives, so each stays a named field instead of a dynamic offset */
+                val_t c = tr_int(t, LLVMGetOperand(idx, 0));
+                long long k1 = LLVMConstIntGetSExtValue(LLVMGetOperand(idx, 1));
+                long long k2 = LLVMConstIntGetSExtValue(LLVMGetOperand(idx, 2));
+                alt_t *two = xcalloc(2 * r.n + 1, sizeof(alt_t));
+                for (unsigned i = 0; i < r.n; i++) {
+                    two[2 * i] = two[2 * i + 1] = r.a[i];
+                    two[2 * i].pred = nl_and1(&t->nl, r.a[i].pred, c);
+                    two[2 * i].coff += k1 * es;
+                    two[2 * i + 1].pred = nl_and1(&t->nl, r.a[i].pred, nl_not1(&t->nl, c));
+                    two[2 * i + 1].coff += k2 * es;
+                }
+                free(r.a);
+                r.a = two;
+                r.n *= 2;
+                continue;
+            }
             for (unsigned i = 0; i < r.n; i++) {
                 if (is_const) r.a[i].coff += ci * es;
                 else add_dynamic(t, &r.a[i], tr_int(t, idx), es, false, 0);
@@ -389,32 +410,80 @@ void tr_memset(tr_t *t, const ptr_t *dst, val_t byte, unsigned n) {
     }
 }
 
-/* __hls_mem_read(&st->m, addr) / __hls_mem_write(&st->m, addr, &value) */
+/* One memory a mem-op pointer alternative may select, and the condition that it does. */
+typedef struct {
+    int mem;
+    val_t pred;
+} mem_pick_t;
+
+/* The memories alternative a may point at. A constant offset names one memory; a dynamic
+ * offset (clang turns `c ? &st->a : &st->b` into `st + (c ? 0 : 68)`) must be bounded, and
+ * each memory field at an offset it can take is chosen when the offset equals it. Returns
+ * the number of picks, 0 when a cannot point at an HLS_MEM field only. */
+static unsigned mem_picks(tr_t *t, const alt_t *a, mem_pick_t *out) {
+    if (a->obj != 2) return 0;
+    unsigned n = 0;
+    for (unsigned i = 0; i < t->ifc->n_mems; i++) {
+        long long d = (long long)t->ifc->mems[i].offset - a->coff;
+        if (!a->has_dyn) {
+            if (d == 0) out[n++] = (mem_pick_t){(int)i, a->pred};
+            continue;
+        }
+        long long step = a->dstep > 0 ? a->dstep : 1;
+        if (!a->bounded || d < a->dlo || d > a->dhi || (d - a->dlo) % step) continue;
+        bits_t k;
+        bits_from_u64(&k, (unsigned long long)d);
+        val_t eq = nl_eq_const(&t->nl, a->dyn, &k, "mem_pick");
+        out[n++] = (mem_pick_t){(int)i, nl_and1(&t->nl, a->pred, eq)};
+    }
+    /* a dynamic offset that can also land outside every memory field is not a memory choice */
+    if (a->has_dyn && a->bounded) {
+        long long step = a->dstep > 0 ? a->dstep : 1;
+        unsigned reach = (unsigned)((a->dhi - a->dlo) / step + 1);
+        if (reach != n) return 0;
+    }
+    if (a->has_dyn && !a->bounded) return 0;
+    return n;
+}
+
+/* __hls_mem_read(&st->m, addr) / __hls_mem_write(&st->m, addr, &value).
+ * The pointer may choose among memories: clang merges the calls of two exclusive paths that
+ * use different memories into one call on a phi or select of their addresses, and a designer
+ * may write `hls_mem_read(c ? &st->a : &st->b, i)`. Each choice is then one memory's port
+ * operation under the condition that chooses it. */
 void tr_mem_op(tr_t *t, LLVMValueRef call, bool is_write) {
     ptr_t p;
     if (!tr_ptr(t, LLVMGetOperand(call, 0), &p)) return;
-    int mi = -1;
-    if (p.n == 1 && p.a[0].obj == 2 && !p.a[0].has_dyn)
-        for (unsigned i = 0; i < t->ifc->n_mems; i++)
-            if ((long long)t->ifc->mems[i].offset == p.a[0].coff) mi = (int)i;
-    if (mi < 0) {
-        tr_error(t, "memory-access", "hls_mem_%s needs the address of one HLS_MEM field of "
-                 "the state struct, chosen at compile time", is_write ? "write" : "read");
-        return;
-    }
-    const mem_t *m = &t->ifc->mems[mi];
-    mem_ports_t *mp = &t->mem[mi];
-    val_t pred = nl_and1(&t->nl, t->block_pred, p.a[0].pred);
-    val_t addr = nl_slice(&t->nl, tr_int(t, LLVMGetOperand(call, 1)), 0, mp->ra.width);
-    if (!is_write) {
-        mp->re = nl_or1(&t->nl, mp->re, pred);
-        mp->ra = nl_mux(&t->nl, pred, addr, mp->ra, "raddr");
-        return;
+    unsigned max = p.n * (t->ifc->n_mems + 1) + 1;
+    mem_pick_t *pick = xcalloc(max, sizeof *pick);
+    unsigned n = 0;
+    bool ok = p.n > 0;
+    for (unsigned k = 0; k < p.n && ok; k++) {
+        unsigned got = mem_picks(t, &p.a[k], pick + n);
+        ok = got > 0;
+        n += got;
     }
     ptr_t vp;
-    if (!tr_ptr(t, LLVMGetOperand(call, 2), &vp)) return;
-    val_t data = tr_load(t, &vp, m->width, "wdata");
-    mp->we = nl_or1(&t->nl, mp->we, pred);
-    mp->wa = nl_mux(&t->nl, pred, addr, mp->wa, "waddr");
-    mp->wd = nl_mux(&t->nl, pred, data, mp->wd, "wdata");
+    if (!ok) {
+        tr_error(t, "memory-access", "hls_mem_%s needs the address of an HLS_MEM field of "
+                 "the state struct (or a choice among such fields)", is_write ? "write" : "read");
+    } else if (!is_write || tr_ptr(t, LLVMGetOperand(call, 2), &vp)) {
+        val_t addr64 = tr_int(t, LLVMGetOperand(call, 1));
+        for (unsigned k = 0; k < n; k++) {
+            const mem_t *m = &t->ifc->mems[pick[k].mem];
+            mem_ports_t *mp = &t->mem[pick[k].mem];
+            val_t pred = nl_and1(&t->nl, t->block_pred, pick[k].pred);
+            val_t addr = nl_slice(&t->nl, addr64, 0, mp->ra.width);
+            if (!is_write) {
+                mp->re = nl_or1(&t->nl, mp->re, pred);
+                mp->ra = nl_mux(&t->nl, pred, addr, mp->ra, "raddr");
+                continue;
+            }
+            val_t data = tr_load(t, &vp, m->width, "wdata");
+            mp->we = nl_or1(&t->nl, mp->we, pred);
+            mp->wa = nl_mux(&t->nl, pred, addr, mp->wa, "waddr");
+            mp->wd = nl_mux(&t->nl, pred, data, mp->wd, "wdata");
+        }
+    }
+    free(pick);
 }

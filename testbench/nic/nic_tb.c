@@ -1,0 +1,529 @@
+/* nic_tb.c — whole-NIC testbench harness; nic_tb.h and docs/nic-testbench.md say what. */
+#include "nic_tb.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../rtl-gen/wrap/iface_read.h"
+#include "../lib/prng.h"
+
+#define MAX_NICS 8
+#define MAX_STREAMS 64
+#define MAX_DMA 8
+#define QCAP 4096   /* items per test stream queue */
+#define FRAME_MAX 9216
+#define RXQ 256     /* frames waiting for a NIC's frame_in */
+
+typedef struct {
+    const char *name;
+    bool is_input;        /* the model's input (test-fed) */
+    int valid, ready;     /* leaf indices in the producer's / consumer's struct */
+    unsigned base, size;  /* data bytes in the producer's struct */
+} sport_t;
+
+typedef struct { uint8_t *buf; size_t len; } frame_t;
+
+typedef struct {
+    uint8_t *in, *out, *out_rtl, *st;
+    void *rtl;
+    hostmem_t *mem;
+    /* per stream: a ring of items */
+    uint8_t *q[MAX_STREAMS];
+    unsigned qh[MAX_STREAMS], qn[MAX_STREAMS];
+    /* frames */
+    frame_t rxq[RXQ];
+    unsigned rxh, rxn;
+    size_t rx_off;
+    uint8_t tx_buf[FRAME_MAX];
+    size_t tx_len;
+    uint64_t frames_sent, frames_rcvd;
+    /* driver state */
+    struct { uint64_t base; unsigned log; uint32_t ci; } cq[NIC_CQS];
+    struct { uint64_t sq_base, rq_base; unsigned sq_log, rq_log; uint16_t sq_pi, rq_pi; } qp[NIC_QPS];
+} nic_t;
+
+struct nic_tb {
+    nic_tb_model_t m;
+    nic_tb_config_t c;
+    ifc_t *ifc;
+    sport_t s[MAX_STREAMS];
+    unsigned ns;
+    int frame_in, frame_out;           /* stream indices */
+    int dma_req[MAX_DMA], dma_resp[MAX_DMA];
+    unsigned ndma;
+    nic_t nic[MAX_NICS];
+    wire_t *w;
+    prng_t rng;
+    uint64_t bp_thresh;
+    uint64_t cycle;
+    char mismatch[256];
+};
+
+/* ---- leaves and streams ---------------------------------------------------------------- */
+static int find_leaf(const ifc_leaf *l, unsigned n, const char *name) {
+    for (unsigned i = 0; i < n; i++)
+        if (!strcmp(l[i].name, name)) return (int)i;
+    return -1;
+}
+
+static int find_stream(const nic_tb_t *tb, const char *name) {
+    for (unsigned i = 0; i < tb->ns; i++)
+        if (!strcmp(tb->s[i].name, name)) return (int)i;
+    return -1;
+}
+
+/* A stream's data leaves lie in its struct type's layout (the composite keeps every block's
+ * port struct whole), so the data is one byte range: from the lowest data leaf to the end of
+ * the highest. */
+static void stream_range(const ifc_t *f, const ifc_stream *s, unsigned *base, unsigned *size) {
+    const ifc_leaf *l = s->is_input ? f->in : f->out;
+    unsigned n = s->is_input ? f->n_in : f->n_out, lo = ~0u, hi = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (ifc_is_stream_data(s, l[i].name)) {
+            if (l[i].offset < lo) lo = l[i].offset;
+            if (l[i].offset + l[i].size > hi) hi = l[i].offset + l[i].size;
+        }
+    *base = lo == ~0u ? 0 : lo;
+    *size = lo == ~0u ? 0 : hi - lo;
+}
+
+static uint64_t get_leaf(const uint8_t *buf, const ifc_leaf *l) {
+    uint64_t v = 0;
+    memcpy(&v, buf + l->offset, l->size > 8 ? 8 : l->size);
+    return l->width >= 64 ? v : v & ((1ull << l->width) - 1);
+}
+
+static void set_bool(uint8_t *buf, const ifc_leaf *l, bool v) { buf[l->offset] = v; }
+
+/* ---- construction ------------------------------------------------------------------------ */
+void nic_tb_config_default(nic_tb_config_t *c) {
+    memset(c, 0, sizeof *c);
+    c->nics = 2;
+    wire_config_default(&c->wire);
+    hostmem_config_default(&c->mem);
+    c->seed = 1;
+}
+
+nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
+    if (c->nics < 1 || c->nics > MAX_NICS) { fprintf(stderr, "nic_tb: %u NICs (1..%d)\n", c->nics, MAX_NICS); return NULL; }
+    if (c->mode != NIC_TB_C && !m->rtl_new) { fprintf(stderr, "nic_tb: RTL mode without an RTL model\n"); return NULL; }
+    ifc_t *f = ifc_read(m->iface);
+    if (!f) return NULL;
+    nic_tb_t *tb = calloc(1, sizeof *tb);
+    tb->m = *m;
+    tb->c = *c;
+    tb->ifc = f;
+    tb->frame_in = tb->frame_out = -1;
+    for (unsigned i = 0; i < f->n_streams && tb->ns < MAX_STREAMS; i++) {
+        sport_t *s = &tb->s[tb->ns];
+        s->name = f->streams[i].name;
+        s->is_input = f->streams[i].is_input;
+        s->valid = f->streams[i].valid;
+        s->ready = f->streams[i].ready;
+        stream_range(f, &f->streams[i], &s->base, &s->size);
+        size_t nl = strlen(s->name);
+        if (!strcmp(s->name, "rx_frame")) tb->frame_in = (int)tb->ns;
+        else if (!strcmp(s->name, "tx_frame")) tb->frame_out = (int)tb->ns;
+        else if (!s->is_input && nl > 8 && !strcmp(s->name + nl - 8, "_dma_req") && tb->ndma < MAX_DMA) {
+            char resp[128];
+            snprintf(resp, sizeof resp, "%.*s_dma_resp", (int)(nl - 8), s->name);
+            for (unsigned k = 0; k < f->n_streams; k++)
+                if (!strcmp(f->streams[k].name, resp)) {
+                    tb->dma_req[tb->ndma] = (int)tb->ns;
+                    tb->dma_resp[tb->ndma] = -1 - (int)k; /* resolved below */
+                    tb->ndma++;
+                }
+        }
+        tb->ns++;
+    }
+    for (unsigned d = 0; d < tb->ndma; d++) {
+        const char *rn = f->streams[-1 - tb->dma_resp[d]].name;
+        tb->dma_resp[d] = find_stream(tb, rn);
+    }
+    tb->c.mem.nports = tb->ndma ? tb->ndma : 1;
+    prng_seed(&tb->rng, c->seed);
+    tb->bp_thresh = prng_threshold(c->backpressure_pct / 100.0);
+    for (unsigned n = 0; n < c->nics; n++) {
+        nic_t *x = &tb->nic[n];
+        x->in = calloc(1, f->in_size);
+        x->out = calloc(1, f->out_size);
+        x->out_rtl = calloc(1, f->out_size);
+        x->st = aligned_alloc(64, (f->state_size + 63) / 64 * 64);
+        memset(x->st, 0, f->state_size);
+        x->mem = hostmem_new(&tb->c.mem);
+        for (unsigned i = 0; i < tb->ns; i++) x->q[i] = calloc(QCAP, tb->s[i].size ? tb->s[i].size : 1);
+        if (c->mode != NIC_TB_C) x->rtl = m->rtl_new();
+    }
+    tb->w = c->use_switch ? wire_switch_new(&tb->c.wire, c->nics < 2 ? 2 : c->nics) : wire_new(&tb->c.wire);
+    return tb;
+}
+
+void nic_tb_free(nic_tb_t *tb) {
+    if (!tb) return;
+    for (unsigned n = 0; n < tb->c.nics; n++) {
+        nic_t *x = &tb->nic[n];
+        free(x->in); free(x->out); free(x->out_rtl); free(x->st);
+        hostmem_free(x->mem);
+        for (unsigned i = 0; i < tb->ns; i++) free(x->q[i]);
+        for (unsigned k = 0; k < x->rxn; k++) free(x->rxq[(x->rxh + k) % RXQ].buf);
+        if (x->rtl) tb->m.rtl_free(x->rtl);
+    }
+    wire_free(tb->w);
+    ifc_free(tb->ifc);
+    free(tb);
+}
+
+uint64_t nic_tb_now(const nic_tb_t *tb) { return tb->cycle; }
+hostmem_t *nic_tb_mem(nic_tb_t *tb, unsigned nic) { return tb->nic[nic].mem; }
+wire_t *nic_tb_wire(nic_tb_t *tb) { return tb->w; }
+const char *nic_tb_mismatch(const nic_tb_t *tb) { return tb->mismatch[0] ? tb->mismatch : NULL; }
+bool nic_tb_has_stream(const nic_tb_t *tb, const char *name) { return find_stream(tb, name) >= 0; }
+uint64_t nic_tb_frames_sent(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].frames_sent; }
+uint64_t nic_tb_frames_received(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].frames_rcvd; }
+
+uint64_t nic_tb_out(const nic_tb_t *tb, unsigned nic, const char *name) {
+    int k = find_leaf(tb->ifc->out, tb->ifc->n_out, name);
+    return k < 0 ? 0 : get_leaf(tb->nic[nic].out, &tb->ifc->out[k]);
+}
+
+/* ---- test streams ------------------------------------------------------------------------ */
+int nic_tb_push(nic_tb_t *tb, unsigned nic, const char *name, const void *data, size_t size) {
+    int i = find_stream(tb, name);
+    if (i < 0 || !tb->s[i].is_input || size < tb->s[i].size) return -1;
+    nic_t *x = &tb->nic[nic];
+    if (x->qn[i] == QCAP) return -1;
+    memcpy(x->q[i] + (size_t)((x->qh[i] + x->qn[i]) % QCAP) * tb->s[i].size, data, tb->s[i].size);
+    x->qn[i]++;
+    return 0;
+}
+
+int nic_tb_pop(nic_tb_t *tb, unsigned nic, const char *name, void *data, size_t size) {
+    int i = find_stream(tb, name);
+    nic_t *x = &tb->nic[nic];
+    if (i < 0 || tb->s[i].is_input || !x->qn[i]) return 0;
+    memset(data, 0, size);
+    memcpy(data, x->q[i] + (size_t)x->qh[i] * tb->s[i].size, size < tb->s[i].size ? size : tb->s[i].size);
+    x->qh[i] = (x->qh[i] + 1) % QCAP;
+    x->qn[i]--;
+    return 1;
+}
+
+unsigned nic_tb_pending(const nic_tb_t *tb, unsigned nic, const char *name) {
+    int i = find_stream(tb, name);
+    return i < 0 ? 0 : tb->nic[nic].qn[i];
+}
+
+void nic_tb_inject(nic_tb_t *tb, unsigned nic, const uint8_t *frame, size_t len) {
+    nic_t *x = &tb->nic[nic];
+    if (x->rxn == RXQ || !len) return; /* a full receive queue drops, as a MAC does */
+    frame_t *f = &x->rxq[(x->rxh + x->rxn++) % RXQ];
+    f->buf = malloc(len);
+    memcpy(f->buf, frame, len);
+    f->len = len;
+}
+
+/* ---- one cycle ----------------------------------------------------------------------------- */
+static void beat_to_bytes(const nic_beat_t *b, uint8_t *p) {
+    for (unsigned i = 0; i < 64; i++) p[i] = (uint8_t)(b->data >> (8 * i));
+}
+static hls_u512 bytes_to_u512(const uint8_t *p, unsigned n) {
+    hls_u512 v = 0;
+    for (unsigned i = n; i-- > 0;) v = (v << 8) | p[i];
+    return v;
+}
+
+static void drive_inputs(nic_tb_t *tb, nic_t *x, hostmem_port_out_t *mo) {
+    const ifc_t *f = tb->ifc;
+    memset(x->in, 0, f->in_size);
+    for (unsigned i = 0; i < tb->ns; i++) {
+        const sport_t *s = &tb->s[i];
+        if (s->is_input) {
+            if (x->qn[i]) {
+                set_bool(x->in, &f->in[s->valid], true);
+                memcpy(x->in + s->base, x->q[i] + (size_t)x->qh[i] * s->size, s->size);
+            }
+        } else {
+            bool ready = !prng_chance(&tb->rng, tb->bp_thresh);
+            if ((int)i == tb->frame_out) ready = true;
+            for (unsigned d = 0; d < tb->ndma; d++) ready |= tb->dma_req[d] == (int)i;
+            set_bool(x->in, &f->in[s->ready], ready && x->qn[i] < QCAP);
+        }
+    }
+    if (tb->frame_in >= 0 && x->rxn) {
+        const sport_t *s = &tb->s[tb->frame_in];
+        const frame_t *fr = &x->rxq[x->rxh];
+        size_t n = fr->len - x->rx_off > 64 ? 64 : fr->len - x->rx_off;
+        nic_beat_t b = {.data = bytes_to_u512(fr->buf + x->rx_off, (unsigned)n),
+                        .bytes = (hls_uint(7))n, .last = x->rx_off + n == fr->len};
+        set_bool(x->in, &f->in[s->valid], true);
+        memcpy(x->in + s->base, &b, s->size < sizeof b ? s->size : sizeof b);
+    }
+    for (unsigned d = 0; d < tb->ndma; d++) {
+        hostmem_eval(x->mem, d, &mo[d]);
+        const sport_t *rq = &tb->s[tb->dma_req[d]], *rs = &tb->s[tb->dma_resp[d]];
+        set_bool(x->in, &f->in[rq->ready], mo[d].req_ready);
+        if (mo[d].resp_valid) {
+            nic_dma_resp_t r = {.tag = mo[d].resp.tag, .data = bytes_to_u512(mo[d].resp.data, 64),
+                                .bytes = (hls_uint(7))mo[d].resp.bytes, .last = mo[d].resp.last,
+                                .err = mo[d].resp.err};
+            set_bool(x->in, &f->in[rs->valid], true);
+            memcpy(x->in + rs->base, &r, rs->size < sizeof r ? rs->size : sizeof r);
+        }
+    }
+}
+
+static void compare_outputs(nic_tb_t *tb, unsigned n) {
+    const ifc_t *f = tb->ifc;
+    nic_t *x = &tb->nic[n];
+    if (tb->mismatch[0]) return;
+    for (unsigned k = 0; k < f->n_out; k++) {
+        const ifc_leaf *l = &f->out[k];
+        for (unsigned b = 0; b < l->width; b++) {
+            unsigned byte = l->offset + b / 8, bit = b % 8;
+            if (((x->out[byte] ^ x->out_rtl[byte]) >> bit) & 1) {
+                snprintf(tb->mismatch, sizeof tb->mismatch, "cycle %llu nic %u: out %s C=0x%llx RTL=0x%llx",
+                         (unsigned long long)tb->cycle, n, l->name, (unsigned long long)get_leaf(x->out, l),
+                         (unsigned long long)get_leaf(x->out_rtl, l));
+                return;
+            }
+        }
+    }
+}
+
+static void take_outputs(nic_tb_t *tb, unsigned n) {
+    const ifc_t *f = tb->ifc;
+    nic_t *x = &tb->nic[n];
+    for (unsigned i = 0; i < tb->ns; i++) {
+        const sport_t *s = &tb->s[i];
+        if (s->is_input) {
+            bool fire = x->in[f->in[s->valid].offset] && (x->out[f->out[s->ready].offset] & 1);
+            if (fire && (int)i != tb->frame_in) { x->qh[i] = (x->qh[i] + 1) % QCAP; x->qn[i]--; }
+            if (fire && (int)i == tb->frame_in) {
+                frame_t *fr = &x->rxq[x->rxh];
+                x->rx_off += fr->len - x->rx_off > 64 ? 64 : fr->len - x->rx_off;
+                if (x->rx_off == fr->len) {
+                    free(fr->buf);
+                    x->rxh = (x->rxh + 1) % RXQ;
+                    x->rxn--;
+                    x->rx_off = 0;
+                    x->frames_rcvd++;
+                }
+            }
+            continue;
+        }
+        bool fire = (x->out[f->out[s->valid].offset] & 1) && x->in[f->in[s->ready].offset];
+        if (!fire) continue;
+        if ((int)i == tb->frame_out) {
+            nic_beat_t b;
+            memcpy(&b, x->out + s->base, sizeof b);
+            uint8_t p[64];
+            beat_to_bytes(&b, p);
+            unsigned nb = b.bytes > 64 ? 64 : (unsigned)b.bytes;
+            if (x->tx_len + nb <= FRAME_MAX) memcpy(x->tx_buf + x->tx_len, p, nb);
+            x->tx_len += nb;
+            if (b.last) {
+                if (x->tx_len <= FRAME_MAX)
+                    wire_send(tb->w, n, x->tx_buf, x->tx_len, tb->cycle);
+                x->frames_sent++;
+                x->tx_len = 0;
+            }
+            continue;
+        }
+        bool is_dma = false;
+        for (unsigned d = 0; d < tb->ndma; d++) is_dma |= tb->dma_req[d] == (int)i;
+        if (is_dma) continue; /* the host memory takes it in hostmem_edge */
+        memcpy(x->q[i] + (size_t)((x->qh[i] + x->qn[i]) % QCAP) * s->size, x->out + s->base, s->size);
+        x->qn[i]++;
+    }
+    for (unsigned d = 0; d < tb->ndma; d++) {
+        const sport_t *rq = &tb->s[tb->dma_req[d]], *rs = &tb->s[tb->dma_resp[d]];
+        hostmem_port_in_t mi = {0};
+        mi.req_valid = x->out[f->out[rq->valid].offset] & 1;
+        mi.resp_ready = x->out[f->out[rs->ready].offset] & 1;
+        if (mi.req_valid) {
+            nic_dma_req_t r;
+            memcpy(&r, x->out + rq->base, sizeof r);
+            mi.req.op = r.write ? HOSTMEM_OP_WRITE : HOSTMEM_OP_READ;
+            mi.req.tag = r.tag;
+            mi.req.addr = r.addr;
+            mi.req.len = (uint32_t)r.len;
+            for (unsigned b = 0; b < 64; b++) mi.req.data[b] = (uint8_t)(r.data >> (8 * b));
+        }
+        hostmem_edge(x->mem, d, &mi);
+    }
+}
+
+void nic_tb_step(nic_tb_t *tb) {
+    const ifc_t *f = tb->ifc;
+    for (unsigned n = 0; n < tb->c.nics; n++) {
+        nic_t *x = &tb->nic[n];
+        hostmem_port_out_t mo[MAX_DMA];
+        drive_inputs(tb, x, mo);
+        if (tb->c.mode != NIC_TB_RTL) {
+            memset(x->out, 0, f->out_size);
+            tb->m.c_step(x->in, x->out, x->st);
+            hls_clock_edge();
+        }
+        if (tb->c.mode != NIC_TB_C) {
+            tb->m.rtl_eval(x->rtl, x->in, tb->c.mode == NIC_TB_RTL ? x->out : x->out_rtl);
+            tb->m.rtl_edge(x->rtl);
+            if (tb->c.mode == NIC_TB_LOCKSTEP) compare_outputs(tb, n);
+        }
+        take_outputs(tb, n);
+    }
+    for (unsigned n = 0; n < tb->c.nics; n++) {
+        nic_t *x = &tb->nic[n];
+        hostmem_tick(x->mem);
+        static uint8_t buf[FRAME_MAX];
+        size_t len;
+        while (x->rxn < RXQ && wire_recv(tb->w, n, buf, sizeof buf, &len, tb->cycle) == 1)
+            nic_tb_inject(tb, n, buf, len);
+    }
+    tb->cycle++;
+}
+
+void nic_tb_run(nic_tb_t *tb, uint64_t cycles) {
+    for (uint64_t i = 0; i < cycles; i++) nic_tb_step(tb);
+}
+
+bool nic_tb_run_until(nic_tb_t *tb, bool (*cond)(nic_tb_t *, void *), void *arg, uint64_t max) {
+    for (uint64_t i = 0; i < max; i++) {
+        if (cond(tb, arg)) return true;
+        nic_tb_step(tb);
+    }
+    return cond(tb, arg);
+}
+
+/* ---- driver -------------------------------------------------------------------------------- */
+typedef struct { unsigned nic; } cmd_wait_t;
+static bool cmd_answered(nic_tb_t *tb, void *arg) {
+    return nic_tb_pending(tb, ((cmd_wait_t *)arg)->nic, "ctrl_cmd_resp") != 0;
+}
+
+int nic_tb_cmd(nic_tb_t *tb, unsigned nic, const nic_cmd_t *cmd, nic_cmd_resp_t *resp) {
+    if (nic_tb_push(tb, nic, "ctrl_cmd", cmd, sizeof *cmd) < 0) return -1;
+    cmd_wait_t w = {nic};
+    if (!nic_tb_run_until(tb, cmd_answered, &w, 100000)) return -1;
+    nic_cmd_resp_t r;
+    nic_tb_pop(tb, nic, "ctrl_cmd_resp", &r, sizeof r);
+    if (resp) *resp = r;
+    return r.status;
+}
+
+static int qp_row(nic_fn_t fn, uint32_t qpn) { return (int)(fn * NIC_QP_PER_FN + qpn % NIC_QP_PER_FN); }
+static int cq_row(nic_fn_t fn, uint32_t cqn) { return (int)(fn * NIC_CQ_PER_FN + cqn % NIC_CQ_PER_FN); }
+
+int nic_tb_set_fn(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint64_t mac, uint32_t ip) {
+    nic_cmd_t c = {.op = NIC_CMD_SET_FN, .fn = fn, .mac = mac, .ip = ip};
+    return nic_tb_cmd(tb, nic, &c, NULL);
+}
+
+int nic_tb_create_cq(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t cqn, uint64_t base, unsigned log) {
+    nic_cmd_t c = {.op = NIC_CMD_CREATE_CQ, .fn = fn, .num = cqn, .base = base, .log = (hls_uint(5))log};
+    int r = nic_tb_cmd(tb, nic, &c, NULL);
+    if (r == NIC_CMD_OK) {
+        nic_t *x = &tb->nic[nic];
+        x->cq[cq_row(fn, cqn)].base = base;
+        x->cq[cq_row(fn, cqn)].log = log;
+        x->cq[cq_row(fn, cqn)].ci = 0;
+        hostmem_fill(x->mem, base, 0, (size_t)32 << log); /* owner bits 0: nothing valid */
+    }
+    return r;
+}
+
+int nic_tb_create_qp(nic_tb_t *tb, unsigned nic, nic_fn_t fn, const nic_tb_qp_t *q) {
+    nic_cmd_t c = {.op = NIC_CMD_CREATE_QP, .fn = fn, .num = q->qpn};
+    c.qp.qpn = (hls_u24)q->qpn;
+    c.qp.sq_base = q->sq_base;
+    c.qp.rq_base = q->rq_base;
+    c.qp.sq_log = (hls_uint(5))q->sq_log;
+    c.qp.rq_log = (hls_uint(5))q->rq_log;
+    c.qp.send_cq = (nic_cq_t)cq_row(fn, q->send_cqn);
+    c.qp.recv_cq = (nic_cq_t)cq_row(fn, q->recv_cqn);
+    c.qp.pd = q->pd;
+    c.qp.access = q->access;
+    int r = nic_tb_cmd(tb, nic, &c, NULL);
+    if (r == NIC_CMD_OK) {
+        nic_t *x = &tb->nic[nic];
+        int row = qp_row(fn, q->qpn);
+        x->qp[row].sq_base = q->sq_base;
+        x->qp[row].rq_base = q->rq_base;
+        x->qp[row].sq_log = q->sq_log;
+        x->qp[row].rq_log = q->rq_log;
+        x->qp[row].sq_pi = x->qp[row].rq_pi = 0;
+    }
+    return r;
+}
+
+int nic_tb_modify_qp_rts(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, uint32_t dest_qpn,
+                         uint64_t dst_mac, uint32_t dst_ip, uint32_t sq_psn, uint32_t rq_psn,
+                         unsigned pmtu) {
+    nic_cmd_t c = {.op = NIC_CMD_MODIFY_QP, .fn = fn, .num = qpn};
+    c.mask = NIC_QPA_STATE | NIC_QPA_ACCESS;
+    c.qp.state = NIC_QPS_INIT;
+    c.qp.access = NIC_ACC_REMOTE_WRITE | NIC_ACC_REMOTE_READ | NIC_ACC_REMOTE_ATOMIC;
+    int r = nic_tb_cmd(tb, nic, &c, NULL);
+    if (r) return r;
+    c.mask = NIC_QPA_STATE | NIC_QPA_AV | NIC_QPA_PATH_MTU | NIC_QPA_DEST_QPN | NIC_QPA_RQ_PSN |
+             NIC_QPA_MIN_RNR_TIMER;
+    c.qp.state = NIC_QPS_RTR;
+    c.qp.dst_mac = dst_mac;
+    c.qp.dst_ip = dst_ip;
+    c.qp.udp_sport = (uint16_t)(0xc000 | (qpn & 0x3fff));
+    c.qp.pmtu = (hls_uint(3))pmtu;
+    c.qp.dest_qpn = (hls_u24)dest_qpn;
+    c.qp.rq_psn = (hls_u24)rq_psn;
+    c.qp.min_rnr_timer = 12;
+    if ((r = nic_tb_cmd(tb, nic, &c, NULL))) return r;
+    c.mask = NIC_QPA_STATE | NIC_QPA_SQ_PSN | NIC_QPA_TIMEOUT | NIC_QPA_RETRY_CNT | NIC_QPA_RNR_RETRY;
+    c.qp.state = NIC_QPS_RTS;
+    c.qp.sq_psn = (hls_u24)sq_psn;
+    c.qp.timeout = 14;
+    c.qp.retry_cnt = 7;
+    c.qp.rnr_retry = 7;
+    return nic_tb_cmd(tb, nic, &c, NULL);
+}
+
+int nic_tb_reg_mr(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t key, uint64_t base, uint64_t len,
+                  uint32_t pd, uint8_t access) {
+    nic_cmd_t c = {.op = NIC_CMD_REG_MR, .fn = fn, .num = key, .base = base, .len = len, .pd = pd,
+                   .access = access};
+    return nic_tb_cmd(tb, nic, &c, NULL);
+}
+
+static int ring(nic_tb_t *tb, unsigned nic, const char *db, nic_fn_t fn, uint32_t num, uint16_t idx) {
+    nic_db_t d = {.fn = fn, .num = (hls_u24)num, .index = idx};
+    return nic_tb_push(tb, nic, db, &d, sizeof d);
+}
+
+int nic_tb_post_send(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, const nic_sq_wqe_t *wqe) {
+    nic_t *x = &tb->nic[nic];
+    int row = qp_row(fn, qpn);
+    uint16_t i = x->qp[row].sq_pi++;
+    hostmem_write(x->mem, x->qp[row].sq_base + 64u * (i & ((1u << x->qp[row].sq_log) - 1)), wqe, sizeof *wqe);
+    return ring(tb, nic, "req_sq_db", fn, qpn, x->qp[row].sq_pi);
+}
+
+int nic_tb_post_recv(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, const nic_rq_wqe_t *wqe) {
+    nic_t *x = &tb->nic[nic];
+    int row = qp_row(fn, qpn);
+    uint16_t i = x->qp[row].rq_pi++;
+    hostmem_write(x->mem, x->qp[row].rq_base + 32u * (i & ((1u << x->qp[row].rq_log) - 1)), wqe, sizeof *wqe);
+    return ring(tb, nic, "resp_rq_db", fn, qpn, x->qp[row].rq_pi);
+}
+
+int nic_tb_poll_cq(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t cqn, nic_cqe_t *cqe) {
+    nic_t *x = &tb->nic[nic];
+    int row = cq_row(fn, cqn);
+    uint32_t ci = x->cq[row].ci, mask = (1u << x->cq[row].log) - 1;
+    nic_cqe_t e;
+    hostmem_read(x->mem, x->cq[row].base + 32u * (ci & mask), &e, sizeof e);
+    bool pass_owner = !((ci >> x->cq[row].log) & 1); /* 1 on the first pass, 0 on the second, ... */
+    if (!!(e.owner & NIC_CQE_OWNER) != pass_owner) return 0;
+    *cqe = e;
+    x->cq[row].ci = ci + 1;
+    ring(tb, nic, "cqw_cq_db", fn, cqn, (uint16_t)(ci + 1));
+    return 1;
+}

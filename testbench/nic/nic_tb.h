@@ -1,0 +1,123 @@
+/* nic_tb.h — whole-NIC testbench harness (docs/nic-testbench.md).
+ *
+ * N NICs, each the composed model of a .net (rtl-gen --compose: TOP_model.c, or the
+ * verilated TOP_rtl.h, or both in lock-step), each with its own 4-port host memory
+ * (testbench/lib/hostmem), joined by a testbench/lib/wire (point-to-point or a switch).
+ * Ports are found by name in the composite's .iface at run time, so one harness serves
+ * every composition: rx_frame / tx_frame carry Ethernet frames, every INST_dma_req /
+ * INST_dma_resp pair is one host-memory port, any other top stream is a queue the test
+ * feeds (nic_tb_push) or drains (nic_tb_pop). A small driver API on top does what a host
+ * driver does: commands, WQEs in host memory, doorbells, CQ polling.
+ *
+ * Plain C testbench code: heap, stdio; not HLS-C. */
+#ifndef NIC_TB_H
+#define NIC_TB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nic_if.h"
+#include "../lib/hostmem.h"
+#include "../lib/wire.h"
+
+/* The composite model: the generated C function and, optionally, the verilated model's C
+ * API. NIC_TB_MODEL(top) fills both from TOP / TOP_rtl_* (include TOP_rtl.h first). */
+typedef struct {
+    const char *iface; /* path of the composite's .iface */
+    void (*c_step)(const void *in, void *out, void *state);
+    void *(*rtl_new)(void);
+    void (*rtl_eval)(void *m, const void *in, void *out);
+    void (*rtl_edge)(void *m);
+    void (*rtl_free)(void *m);
+} nic_tb_model_t;
+
+#define NIC_TB_RTL_FNS(top)                                                                  \
+    .rtl_new = (void *(*)(void))top##_rtl_new,                                             \
+    .rtl_eval = (void (*)(void *, const void *, void *))top##_rtl_eval,                    \
+    .rtl_edge = (void (*)(void *))top##_rtl_edge, .rtl_free = (void (*)(void *))top##_rtl_free
+
+typedef enum {
+    NIC_TB_C = 0,        /* the generated C model */
+    NIC_TB_RTL = 1,      /* the verilated RTL */
+    NIC_TB_LOCKSTEP = 2, /* both on the same inputs, every output compared every cycle */
+} nic_tb_mode_t;
+
+typedef struct {
+    unsigned nics;          /* 1..8 */
+    nic_tb_mode_t mode;
+    bool use_switch;        /* a learning switch instead of a point-to-point link (nics == 2) */
+    wire_config_t wire;
+    hostmem_config_t mem;   /* nports is set to the model's DMA port count */
+    uint64_t seed;          /* output back-pressure on test-drained streams */
+    unsigned backpressure_pct; /* % of cycles a drained stream's ready is low */
+} nic_tb_config_t;
+
+typedef struct nic_tb nic_tb_t;
+
+void nic_tb_config_default(nic_tb_config_t *c);
+/* NULL and a message on stderr when the interface cannot be read or a mode needs an RTL
+ * model that was not given. */
+nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c);
+void nic_tb_free(nic_tb_t *tb);
+
+uint64_t nic_tb_now(const nic_tb_t *tb);
+hostmem_t *nic_tb_mem(nic_tb_t *tb, unsigned nic);
+wire_t *nic_tb_wire(nic_tb_t *tb);
+/* Lock-step: 0 while C and RTL agree; else the first mismatch ("cycle 12 nic 0: out
+ * rxd_req_pkt_valid C=0x1 RTL=0x0"). */
+const char *nic_tb_mismatch(const nic_tb_t *tb);
+
+/* One clock cycle of every NIC, its host memory and the wire. */
+void nic_tb_step(nic_tb_t *tb);
+void nic_tb_run(nic_tb_t *tb, uint64_t cycles);
+/* Steps until cond(tb, arg) holds (checked before each step); false after max cycles. */
+bool nic_tb_run_until(nic_tb_t *tb, bool (*cond)(nic_tb_t *, void *), void *arg, uint64_t max);
+
+/* ---- test-fed and test-drained streams (name: the top stream, e.g. "rxd_req_pkt") ---- */
+/* Queue one item of `size` bytes (the C struct of the stream's data) on input stream
+ * `name`; -1 if the model has no such input stream or the size does not fit it. */
+int nic_tb_push(nic_tb_t *tb, unsigned nic, const char *name, const void *data, size_t size);
+/* Take the oldest item the model produced on output stream `name`: 1, or 0 when none. */
+int nic_tb_pop(nic_tb_t *tb, unsigned nic, const char *name, void *data, size_t size);
+/* Items waiting: queued on an input stream, or produced and not popped on an output. */
+unsigned nic_tb_pending(const nic_tb_t *tb, unsigned nic, const char *name);
+bool nic_tb_has_stream(const nic_tb_t *tb, const char *name);
+/* Value of an output port leaf that is not a stream (a counter), by name; 0 if absent. */
+uint64_t nic_tb_out(const nic_tb_t *tb, unsigned nic, const char *name);
+
+/* ---- frames ---------------------------------------------------------------------------- */
+/* Put a frame on nic's receive side directly (as if it came from the wire). */
+void nic_tb_inject(nic_tb_t *tb, unsigned nic, const uint8_t *frame, size_t len);
+uint64_t nic_tb_frames_sent(const nic_tb_t *tb, unsigned nic);
+uint64_t nic_tb_frames_received(const nic_tb_t *tb, unsigned nic); /* fed into frame_in */
+
+/* ---- driver: what a host driver does (needs ctrl/requester/responder/cq_writer) -------- */
+/* Issue a command on ctrl_cmd and wait (up to 100000 cycles) for its response: the
+ * response status, or -1 when the model has no command interface or none came. */
+int nic_tb_cmd(nic_tb_t *tb, unsigned nic, const nic_cmd_t *cmd, nic_cmd_resp_t *resp);
+int nic_tb_set_fn(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint64_t mac, uint32_t ip);
+int nic_tb_create_cq(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t cqn, uint64_t base, unsigned log);
+typedef struct {
+    uint32_t qpn;
+    uint64_t sq_base, rq_base;
+    unsigned sq_log, rq_log;
+    uint32_t send_cqn, recv_cqn;
+    uint32_t pd;
+    uint8_t access;
+} nic_tb_qp_t;
+int nic_tb_create_qp(nic_tb_t *tb, unsigned nic, nic_fn_t fn, const nic_tb_qp_t *qp);
+/* RESET -> INIT -> RTR -> RTS with the peer's numbers (ibv_modify_qp as rdma-core does). */
+int nic_tb_modify_qp_rts(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, uint32_t dest_qpn,
+                         uint64_t dst_mac, uint32_t dst_ip, uint32_t sq_psn, uint32_t rq_psn,
+                         unsigned pmtu);
+int nic_tb_reg_mr(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t key, uint64_t base, uint64_t len,
+                  uint32_t pd, uint8_t access);
+/* Write a WQE into the SQ/RQ ring in host memory and ring the doorbell. */
+int nic_tb_post_send(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, const nic_sq_wqe_t *wqe);
+int nic_tb_post_recv(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, const nic_rq_wqe_t *wqe);
+/* Poll one CQE by its owner bit; on success rings the CQ doorbell with the new consumer
+ * index and returns 1; 0 if none is there. */
+int nic_tb_poll_cq(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t cqn, nic_cqe_t *cqe);
+
+#endif
