@@ -1,0 +1,519 @@
+/* requester — RC send-queue engine: SQ doorbells in, RoCEv2 request packets out
+ * (docs/requester.md).
+ *
+ * in:  cfg      nic_cfg_t       QP rows, function MAC/IP, quiesce (from ctrl)
+ *      sq_db    nic_db_t        SQ producer index (absolute; the last one wins)
+ *      req_ctl  nic_req_ctl_t   RETIRED / REWIND / STOP (from the completer)
+ *      dma_resp nic_dma_resp_t  WQE and payload read data
+ * out: dma_req  nic_dma_req_t   reads only: one WQE (64 bytes) or one packet's payload
+ *      tx_desc  roce_hdr_t      one per packet, held until taken (roce_tx's desc format)
+ *      tx_pay   nic_beat_t      the packet's payload, ceil(len/64) beats, `last` on the final
+ *      wqe_rec  nic_wqe_rec_t  one per WQE, before its first packet (or flushed)
+ *      packets_sent, wqes_started    counters
+ *
+ * One FSM serialises everything, so each context row is read in one cycle and written
+ * back in a later one and nothing else touches it in between. Between packets it takes,
+ * in priority order, a cfg, a req_ctl, a doorbell (2 cycles each: read the row, write it)
+ * or schedules the next QP with work (round-robin over the has_work bitmap) for exactly
+ * one packet: load row + cached WQE, fetch the WQE if the cache row is stale, emit the
+ * wqe_rec if the WQE is new, build the descriptor, read the payload and forward its beats,
+ * write the row back. So quiesce, REWIND and SQD all act at a packet boundary. */
+#include "hls.h"
+#include "nic_if.h"
+#include "nic_types.h"
+#include "requester_ctx.h"
+
+typedef struct {
+    HLS_STREAM(nic_cfg_t) cfg;
+    HLS_STREAM(nic_db_t) sq_db;
+    HLS_STREAM(nic_req_ctl_t) req_ctl;
+    bool dma_req_ready;
+    HLS_STREAM(nic_dma_resp_t) dma_resp;
+    bool tx_desc_ready;
+    bool tx_pay_ready;
+    bool wqe_rec_ready;
+} requester_in;
+
+typedef struct {
+    bool cfg_ready;
+    bool sq_db_ready;
+    bool req_ctl_ready;
+    HLS_STREAM(nic_dma_req_t) dma_req;
+    bool dma_resp_ready;
+    HLS_STREAM(roce_hdr_t) tx_desc;
+    HLS_STREAM(nic_beat_t) tx_pay;
+    HLS_STREAM(nic_wqe_rec_t) wqe_rec;
+    uint32_t packets_sent;
+    uint32_t wqes_started;
+} requester_out;
+
+enum {
+    RQ_IDLE = 0,  /* pick an event or a QP; issue the row read */
+    RQ_EV_CFG,    /* apply the held cfg to the row, write it */
+    RQ_EV_CTL,    /* apply the held req_ctl */
+    RQ_EV_DB,     /* apply the held doorbell */
+    RQ_LOAD,      /* row and cached WQE arrive */
+    RQ_WQE_REQ,   /* DMA read of WQE sq_head */
+    RQ_WQE_WAIT,  /* its one beat; fill the cache */
+    RQ_DECIDE,    /* flush, reject, start (record) or continue the WQE */
+    RQ_REC,       /* wqe_rec held until taken */
+    RQ_BUILD,     /* descriptor and next context of this packet */
+    RQ_PKT_REQ,   /* payload DMA read request (descriptor offered meanwhile) */
+    RQ_PKT,       /* payload beats dma_resp -> tx_pay, until desc and last beat moved */
+    RQ_WB,        /* write the row back, update has_work */
+};
+
+enum { RQ_TAG_WQE = 0x000, RQ_TAG_PAY = 0x100 }; /* dma tag = kind | qp row */
+enum { RQ_ACK_EVERY = 8 };                       /* AckReq at least every 8th packet */
+
+typedef struct {
+    HLS_MEM(req_row_t, NIC_QPS) ctx;       /* send context per QP row (requester_ctx.h) */
+    HLS_MEM(hls_u512, NIC_QPS) wqe_cache;  /* WQE sq_head of each row, valid if wqe_valid */
+    hls_uint(4) fsm;
+    nic_qp_t q;                            /* row being worked on */
+    nic_qp_t rr;                           /* round-robin: the row considered first */
+    uint64_t row_valid;                    /* rows configured since reset (memories are not reset) */
+    uint64_t has_work;                     /* has_work(row), kept in step with every row write */
+    req_ctx_t cur;                         /* the row while one packet is built; the next row after BUILD */
+    hls_u512 wqe;                          /* WQE sq_head */
+    nic_wqe_rec_t rec;
+    hls_uint(4) after_rec;                 /* RQ_BUILD or RQ_WB */
+    roce_hdr_t desc;
+    bool desc_sent;
+    uint64_t pay_addr;
+    hls_uint(13) pay_len;                  /* 0..4096 */
+    hls_uint(7) beats_left;                /* 0..64 */
+    hls_uint(7) last_bytes;                /* bytes in the final beat, 1..64 */
+    bool pay_err;                          /* DMA error: the rest of the payload is zeros */
+    uint64_t fn_mac[NIC_FNS];
+    uint32_t fn_ip[NIC_FNS];
+    uint32_t packets_sent;
+    uint32_t wqes_started;
+} requester_state;
+
+/* ---- WQE fields (nic_sq_wqe_t, little-endian, byte offsets) ---- */
+HLS_INLINE uint64_t wqe_field(hls_u512 w, unsigned byte, unsigned bytes) {
+    return (uint64_t)(w >> (8 * byte)) & rp_mask(8 * bytes);
+}
+#define WQE_WR_ID(w) wqe_field(w, 0, 8)
+#define WQE_OPCODE(w) ((uint8_t)wqe_field(w, 8, 1))
+#define WQE_FLAGS(w) ((uint8_t)wqe_field(w, 9, 1))
+#define WQE_IMM(w) ((uint32_t)wqe_field(w, 12, 4))
+#define WQE_LOCAL(w) wqe_field(w, 16, 8)
+#define WQE_LENGTH(w) ((uint32_t)wqe_field(w, 24, 4))
+#define WQE_REMOTE(w) wqe_field(w, 32, 8)
+#define WQE_RKEY(w) ((uint32_t)wqe_field(w, 40, 4))
+#define WQE_COMPARE(w) wqe_field(w, 48, 8)
+#define WQE_SWAP_ADD(w) wqe_field(w, 56, 8)
+
+/* log2 of the path MTU in bytes; an out-of-range enum ibv_mtu is clamped to 256..4096. */
+HLS_INLINE unsigned mtu_log(hls_uint(3) pmtu) {
+    unsigned p = (unsigned)pmtu;
+    return (p < 1 ? 1 : p > 5 ? 5 : p) + 7;
+}
+
+/* PSNs a WQE consumes (IB 9.5, 9.7.2): one per SEND/WRITE packet, one per expected READ
+ * response packet (a READ request advances the PSN by that count), one per atomic. */
+HLS_INLINE uint32_t wqe_psns(uint8_t op, uint32_t len, unsigned lg) {
+    if (op == NIC_WR_CAS || op == NIC_WR_FAA) return 1;
+    uint64_t n = ((uint64_t)len + ((uint64_t)1 << lg) - 1) >> lg;
+    return n == 0 ? 1 : (uint32_t)n;
+}
+
+/* A WQE the requester cannot send (complete with NIC_WC_LOC_QP_OP_ERR, as rxe does for an
+ * unknown opcode or a misaligned / wrong-size atomic: IB 9.4.5 requires 8-byte aligned VA). */
+HLS_INLINE bool wqe_bad(hls_u512 w) {
+    uint8_t op = WQE_OPCODE(w);
+    bool atomic = op == NIC_WR_CAS || op == NIC_WR_FAA;
+    return op > NIC_WR_FAA || (atomic && (WQE_LENGTH(w) != 8 || (WQE_REMOTE(w) & 7) != 0));
+}
+
+/* Work to do: ERR/SQE/STOP flush every posted WQE; otherwise the QP must be RTS (a new WQE
+ * only within NIC_OUTSTANDING unretired ones) or SQD (only WQEs already started: IB 10.3.1
+ * SQ drain finishes started WQEs and starts none), and not quiesced. */
+HLS_INLINE bool ctx_has_work(const req_ctx_t *c) {
+    if (c->sq_head == c->sq_tail) return false;
+    if (c->flushing) return true;
+    if (c->quiesced) return false;
+    bool started = c->sq_head != c->sq_hi;
+    bool room = (uint16_t)(c->sq_hi - c->una) < NIC_OUTSTANDING;
+    if (c->state == NIC_QPS_RTS) return started || room;
+    if (c->state == NIC_QPS_SQD) return started;
+    return false;
+}
+
+/* Stop sending: WQEs that already have a record are the completer's to flush; the rest
+ * will be emitted as flush records. */
+HLS_INLINE void ctx_flush(req_ctx_t *c) {
+    if (!c->flushing) {
+        c->sq_head = c->sq_hi;
+        c->offset = 0;
+        c->wqe_valid = false;
+    }
+    c->flushing = true;
+}
+
+HLS_INLINE uint64_t bit_set(uint64_t b, nic_qp_t q, bool v) {
+    uint64_t m = (uint64_t)1 << (unsigned)q;
+    return v ? (b | m) : (b & ~m);
+}
+
+/* The first set bit at or after `from`, circularly (only called with b != 0). */
+HLS_INLINE nic_qp_t rr_pick(uint64_t b, nic_qp_t from) {
+    unsigned f = (unsigned)from;
+    uint64_t rot = f == 0 ? b : ((b >> f) | (b << (64 - f)));
+    unsigned k = rot == 0 ? 0 : (unsigned)__builtin_ctzll(rot);
+    return (nic_qp_t)(f + k);
+}
+
+/* The row as stored, or the empty row if it was never configured since reset. */
+HLS_INLINE req_ctx_t row_now(const requester_state *st) {
+    req_ctx_t zero = {0};
+    return ((st->row_valid >> (unsigned)st->q) & 1) ? ctx_unpack(st->ctx.hls_mem_rdata) : zero;
+}
+
+HLS_INLINE void row_write(requester_state *st, const req_ctx_t *c) {
+    hls_mem_write(&st->ctx, st->q, ctx_pack(c));
+    st->row_valid = bit_set(st->row_valid, st->q, true);
+    st->has_work = bit_set(st->has_work, st->q, ctx_has_work(c));
+}
+
+/* NIC_CFG_QP: new attributes, dynamic state kept except where the transition says. */
+HLS_INLINE req_ctx_t apply_qp_cfg(req_ctx_t c, const nic_cfg_t *g) {
+    const nic_qp_attr_t *a = &g->attr;
+    if (a->state == NIC_QPS_RESET) {
+        req_ctx_t zero = {0};
+        c = zero;                                   /* ->RESET clears the send state */
+    }
+    c.state = a->state;
+    c.pmtu = a->pmtu;
+    c.qpn = a->qpn;
+    c.dest_qpn = a->dest_qpn;
+    c.dst_mac = a->dst_mac & rp_mask(48);
+    c.dst_ip = a->dst_ip;
+    c.udp_sport = a->udp_sport;
+    c.sq_base = a->sq_base;
+    c.sq_log = a->sq_log;
+    if (g->prev_state == NIC_QPS_RTR && a->state == NIC_QPS_RTS) c.next_psn = a->sq_psn;
+    if (a->state == NIC_QPS_ERR || a->state == NIC_QPS_SQE) ctx_flush(&c);
+    /* SQE -> RTS (IB 10.3.1): the errored WQEs were flushed, the SQ runs again */
+    if (g->prev_state == NIC_QPS_SQE && a->state == NIC_QPS_RTS) c.flushing = false;
+    return c;
+}
+
+HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
+    /* an index is believed only inside [una, sq_hi]: the WQEs that have records */
+    bool in_window = (uint16_t)(k->wqe_index - c.una) <= (uint16_t)(c.sq_hi - c.una);
+    if (k->kind == NIC_REQ_RETIRED && in_window) c.una = k->wqe_index;
+    if (k->kind == NIC_REQ_REWIND && in_window && !c.flushing) {
+        c.sq_head = k->wqe_index;
+        c.offset = 0;
+        c.next_psn = k->psn;
+        c.wqe_valid = false;
+    }
+    if (k->kind == NIC_REQ_STOP) ctx_flush(&c);
+    return c;
+}
+
+HLS_INLINE nic_wqe_rec_t make_rec(nic_qp_t q, const req_ctx_t *c, hls_u512 w, unsigned lg) {
+    nic_wqe_rec_t r;
+    uint8_t op = WQE_OPCODE(w);
+    r.qp = q;
+    r.wqe_index = c->sq_head;
+    r.first_psn = c->next_psn;
+    r.last_psn = (hls_u24)(c->next_psn + (hls_u24)(wqe_psns(op, WQE_LENGTH(w), lg) - 1));
+    r.wr_opcode = op;
+    r.signaled = (WQE_FLAGS(w) & NIC_WQE_SIGNALED) != 0;
+    r.flush = c->flushing;
+    r.wr_id = WQE_WR_ID(w);
+    r.local_addr = WQE_LOCAL(w);
+    r.length = WQE_LENGTH(w);
+    r.status = (!c->flushing && wqe_bad(w)) ? NIC_WC_LOC_QP_OP_ERR : NIC_WC_SUCCESS;
+    return r;
+}
+
+/* The next packet of WQE w at the context's position (IB 9.4 opcode sequences). */
+HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
+                                 const requester_state *st, uint32_t *plen_out, bool *last_out) {
+    unsigned lg = mtu_log(c->pmtu);
+    uint32_t mtu = (uint32_t)1 << lg;
+    uint8_t op = WQE_OPCODE(w);
+    uint32_t len = WQE_LENGTH(w);
+    uint32_t rem = len - c->offset;
+    bool first = c->offset == 0;
+    bool stream = op <= NIC_WR_WRITE_IMM;          /* SEND*, WRITE*: segmented payload */
+    bool last = !stream || rem <= mtu;
+    uint32_t plen = !stream ? 0 : last ? rem : mtu;
+    bool imm = op == NIC_WR_SEND_IMM || op == NIC_WR_WRITE_IMM;
+    bool is_send = op == NIC_WR_SEND || op == NIC_WR_SEND_IMM;
+
+    uint8_t opcode;
+    if (op == NIC_WR_READ) opcode = ROCE_OP_RDMA_READ_REQUEST;
+    else if (op == NIC_WR_CAS) opcode = ROCE_OP_COMPARE_SWAP;
+    else if (op == NIC_WR_FAA) opcode = ROCE_OP_FETCH_ADD;
+    else if (first && last)
+        opcode = is_send ? (imm ? ROCE_OP_SEND_ONLY_IMM : ROCE_OP_SEND_ONLY)
+                         : (imm ? ROCE_OP_RDMA_WRITE_ONLY_IMM : ROCE_OP_RDMA_WRITE_ONLY);
+    else if (first) opcode = is_send ? ROCE_OP_SEND_FIRST : ROCE_OP_RDMA_WRITE_FIRST;
+    else if (last)
+        opcode = is_send ? (imm ? ROCE_OP_SEND_LAST_IMM : ROCE_OP_SEND_LAST)
+                         : (imm ? ROCE_OP_RDMA_WRITE_LAST_IMM : ROCE_OP_RDMA_WRITE_LAST);
+    else opcode = is_send ? ROCE_OP_SEND_MIDDLE : ROCE_OP_RDMA_WRITE_MIDDLE;
+
+    roce_hdr_t d = {0};
+    unsigned fn = (unsigned)q >> NIC_QP_SLOT_BITS;
+    d.dst_mac = c->dst_mac;
+    d.src_mac = st->fn_mac[fn & (NIC_FNS - 1)];
+    d.src_ip = st->fn_ip[fn & (NIC_FNS - 1)];
+    d.dst_ip = c->dst_ip;
+    d.ttl = 64;
+    /* rxe's choice: 0xC000 | 14 bits derived from the QP; here the qpn's low 14 bits */
+    d.udp_sport = c->udp_sport != 0 ? c->udp_sport : (uint16_t)(0xC000 | ((uint32_t)c->qpn & 0x3FFF));
+    d.opcode = opcode;
+    /* SE on the last packet of a SEND or WRITE-with-immediate (IB 9.2.3, rxe_req.c) */
+    d.se = (WQE_FLAGS(w) & NIC_WQE_SOLICITED) != 0 && last && (is_send || op == NIC_WR_WRITE_IMM);
+    d.pkey = 0xFFFF;
+    d.dest_qp = c->dest_qpn;
+    d.psn = c->next_psn;
+    d.ack_req = last || ((uint32_t)c->next_psn % RQ_ACK_EVERY) == RQ_ACK_EVERY - 1;
+    d.reth_va = WQE_REMOTE(w);
+    d.reth_rkey = WQE_RKEY(w);
+    d.reth_len = len;
+    d.atomic_va = WQE_REMOTE(w);
+    d.atomic_rkey = WQE_RKEY(w);
+    d.atomic_swap_add = WQE_SWAP_ADD(w);
+    d.atomic_cmp = op == NIC_WR_CAS ? WQE_COMPARE(w) : 0;
+    d.imm = WQE_IMM(w);                          /* host order; roce_tx sends it big-endian */
+    d.payload_len = (hls_uint(14))plen;
+    /* fields the opcode does not carry are sent as 0 (roce_tx ignores them anyway) */
+    uint8_t ext = roce_ext(opcode);
+    if (!(ext & ROCE_EXT_RETH)) { d.reth_va = 0; d.reth_rkey = 0; d.reth_len = 0; }
+    if (!(ext & ROCE_EXT_ATOMIC)) { d.atomic_va = 0; d.atomic_rkey = 0; d.atomic_swap_add = 0; }
+    if (!(ext & ROCE_EXT_IMM)) d.imm = 0;
+    *plen_out = plen;
+    *last_out = last;
+    return d;
+}
+
+HLS_TOP void requester(const requester_in *in, requester_out *out, requester_state *st) {
+    out->packets_sent = st->packets_sent;
+    out->wqes_started = st->wqes_started;
+    unsigned lg = mtu_log(st->cur.pmtu);
+
+    switch ((unsigned)st->fsm) {
+    case RQ_IDLE:
+        if (in->cfg.valid) {
+            uint8_t kind = in->cfg.data.kind;
+            if (kind == NIC_CFG_QP || kind == NIC_CFG_QUIESCE) {
+                st->q = in->cfg.data.qp;
+                hls_mem_read(&st->ctx, in->cfg.data.qp);
+                st->fsm = RQ_EV_CFG;          /* cfg stays valid and stable until taken */
+            } else {
+                out->cfg_ready = true;        /* CQ / MR rows are not the requester's */
+                if (kind == NIC_CFG_FN) {
+                    st->fn_mac[in->cfg.data.fn] = in->cfg.data.mac & rp_mask(48);
+                    st->fn_ip[in->cfg.data.fn] = in->cfg.data.ip;
+                }
+            }
+        } else if (in->req_ctl.valid) {
+            st->q = in->req_ctl.data.qp;
+            hls_mem_read(&st->ctx, in->req_ctl.data.qp);
+            st->fsm = RQ_EV_CTL;
+        } else if (in->sq_db.valid) {
+            nic_qp_t q = (nic_qp_t)(((unsigned)in->sq_db.data.fn << NIC_QP_SLOT_BITS) |
+                                    ((unsigned)in->sq_db.data.num & (NIC_QP_PER_FN - 1)));
+            st->q = q;
+            hls_mem_read(&st->ctx, q);
+            st->fsm = RQ_EV_DB;
+        } else if (st->has_work != 0) {
+            nic_qp_t q = rr_pick(st->has_work, st->rr);
+            st->q = q;
+            hls_mem_read(&st->ctx, q);
+            hls_mem_read(&st->wqe_cache, q);
+            st->fsm = RQ_LOAD;
+        }
+        break;
+
+    case RQ_EV_CFG: {
+        out->cfg_ready = true;
+        req_ctx_t c = row_now(st);
+        if (in->cfg.data.kind == NIC_CFG_QP) {
+            c = apply_qp_cfg(c, &in->cfg.data);
+            row_write(st, &c);
+        } else if ((st->row_valid >> (unsigned)st->q) & 1) {
+            c.quiesced = in->cfg.data.quiesce;      /* acts at the next packet boundary */
+            row_write(st, &c);
+        }
+        st->fsm = RQ_IDLE;
+        break;
+    }
+
+    case RQ_EV_CTL: {
+        out->req_ctl_ready = true;
+        if ((st->row_valid >> (unsigned)st->q) & 1) {
+            req_ctx_t c = apply_ctl(row_now(st), &in->req_ctl.data);
+            row_write(st, &c);
+        }
+        st->fsm = RQ_IDLE;
+        break;
+    }
+
+    case RQ_EV_DB: {
+        out->sq_db_ready = true;
+        req_ctx_t c = row_now(st);
+        /* a doorbell for a qpn the row does not hold, or a QP in RESET, is for no QP */
+        if (((st->row_valid >> (unsigned)st->q) & 1) && c.qpn == in->sq_db.data.num &&
+            c.state != NIC_QPS_RESET) {
+            c.sq_tail = in->sq_db.data.index;
+            row_write(st, &c);
+        }
+        st->fsm = RQ_IDLE;
+        break;
+    }
+
+    case RQ_LOAD: {
+        req_ctx_t c = row_now(st);
+        st->cur = c;
+        st->wqe = st->wqe_cache.hls_mem_rdata;
+        if (!ctx_has_work(&c)) {
+            st->has_work = bit_set(st->has_work, st->q, false);
+            st->fsm = RQ_IDLE;
+        } else {
+            st->fsm = c.wqe_valid ? RQ_DECIDE : RQ_WQE_REQ;
+        }
+        break;
+    }
+
+    case RQ_WQE_REQ: {
+        uint32_t slot = (uint32_t)st->cur.sq_head & (uint32_t)rp_mask((unsigned)st->cur.sq_log);
+        out->dma_req.valid = true;
+        out->dma_req.data.tag = (uint16_t)(RQ_TAG_WQE | (unsigned)st->q);
+        out->dma_req.data.addr = st->cur.sq_base + 64 * (uint64_t)slot;
+        out->dma_req.data.len = 64;
+        if (in->dma_req_ready) st->fsm = RQ_WQE_WAIT;
+        break;
+    }
+
+    case RQ_WQE_WAIT:
+        out->dma_resp_ready = true;
+        if (in->dma_resp.valid) {
+            /* a failed read leaves an invalid opcode: the WQE completes with LOC_QP_OP_ERR */
+            hls_u512 w = in->dma_resp.data.err ? ~(hls_u512)0 : in->dma_resp.data.data;
+            st->wqe = w;
+            hls_mem_write(&st->wqe_cache, st->q, w);
+            st->cur.wqe_valid = true;
+            st->fsm = RQ_DECIDE;
+        }
+        break;
+
+    case RQ_DECIDE: {
+        req_ctx_t c = st->cur;
+        bool fresh = c.sq_head == c.sq_hi;       /* no record emitted for WQE sq_head yet */
+        bool bad = wqe_bad(st->wqe);
+        st->rec = make_rec(st->q, &c, st->wqe, lg);
+        if (c.flushing || (bad && fresh)) {
+            /* one record, nothing sent; a malformed WQE puts the SQ in error (rxe_req.c) */
+            c.flushing = true;
+            c.sq_head = (uint16_t)(c.sq_head + 1);
+            c.sq_hi = c.sq_head;
+            c.offset = 0;
+            c.wqe_valid = false;
+            st->after_rec = RQ_WB;
+            st->fsm = RQ_REC;
+        } else if (bad) {
+            /* the host rewrote a started WQE: stop; the completer holds its record */
+            ctx_flush(&c);
+            st->fsm = RQ_WB;
+        } else if (fresh) {
+            c.sq_hi = (uint16_t)(c.sq_head + 1);
+            st->after_rec = RQ_BUILD;
+            st->fsm = RQ_REC;
+        } else {
+            st->fsm = RQ_BUILD;
+        }
+        st->cur = c;
+        break;
+    }
+
+    case RQ_REC:
+        out->wqe_rec.valid = true;
+        out->wqe_rec.data = st->rec;
+        if (in->wqe_rec_ready) {
+            if (!st->rec.flush && st->rec.status == NIC_WC_SUCCESS) st->wqes_started = st->wqes_started + 1;
+            st->fsm = st->after_rec;
+        }
+        break;
+
+    case RQ_BUILD: {
+        req_ctx_t c = st->cur;
+        uint32_t plen = 0;
+        bool last = false;
+        st->desc = build_desc(&c, st->wqe, st->q, st, &plen, &last);
+        st->desc_sent = false;
+        st->pay_addr = WQE_LOCAL(st->wqe) + c.offset;
+        st->pay_len = (hls_uint(13))plen;
+        st->beats_left = (hls_uint(7))((plen + 63) / 64);
+        st->last_bytes = (hls_uint(7))(plen == 0 ? 64 : ((plen - 1) % 64) + 1);
+        st->pay_err = false;
+        uint8_t op = WQE_OPCODE(st->wqe);
+        c.next_psn = (hls_u24)(c.next_psn + (hls_u24)(op == NIC_WR_READ ? wqe_psns(op, WQE_LENGTH(st->wqe), lg) : 1));
+        if (last) {
+            c.sq_head = (uint16_t)(c.sq_head + 1);
+            c.offset = 0;
+            c.wqe_valid = false;
+        } else {
+            c.offset = c.offset + plen;
+        }
+        st->cur = c;                             /* the row as it is after this packet */
+        st->fsm = plen != 0 ? RQ_PKT_REQ : RQ_PKT;
+        break;
+    }
+
+    case RQ_PKT_REQ:
+    case RQ_PKT: {
+        out->tx_desc.valid = !st->desc_sent;
+        out->tx_desc.data = st->desc;
+        bool desc_fire = !st->desc_sent && in->tx_desc_ready;
+        bool desc_done = st->desc_sent || desc_fire;
+        if (desc_fire) {
+            st->desc_sent = true;
+            st->packets_sent = st->packets_sent + 1;
+        }
+        if (st->fsm == RQ_PKT_REQ) {
+            out->dma_req.valid = true;
+            out->dma_req.data.tag = (uint16_t)(RQ_TAG_PAY | (unsigned)st->q);
+            out->dma_req.data.addr = st->pay_addr;
+            out->dma_req.data.len = st->pay_len;
+            if (in->dma_req_ready) st->fsm = RQ_PKT;
+            break;
+        }
+        bool more = st->beats_left != 0;
+        bool src_valid = st->pay_err || in->dma_resp.valid;
+        bool final = st->beats_left == 1;
+        out->tx_pay.valid = more && src_valid;
+        out->tx_pay.data.data = (st->pay_err || in->dma_resp.data.err) ? (hls_u512)0 : in->dma_resp.data.data;
+        out->tx_pay.data.bytes = final ? st->last_bytes : (hls_uint(7))64;
+        out->tx_pay.data.last = final;
+        out->dma_resp_ready = more && !st->pay_err && in->tx_pay_ready;
+        bool beat_fire = more && src_valid && in->tx_pay_ready;
+        if (beat_fire) {
+            st->beats_left = (hls_uint(7))(st->beats_left - 1);
+            /* hostmem answers a failed read with one err beat: make up the rest as zeros */
+            if (!st->pay_err && in->dma_resp.data.err) st->pay_err = true;
+        }
+        bool beats_done = !more || (final && beat_fire);
+        if (desc_done && beats_done) st->fsm = RQ_WB;
+        break;
+    }
+
+    case RQ_WB:
+        row_write(st, &st->cur);
+        st->rr = (nic_qp_t)(st->q + 1);         /* round-robin: this QP goes last */
+        st->fsm = RQ_IDLE;
+        break;
+
+    default:
+        st->fsm = RQ_IDLE;
+        break;
+    }
+}

@@ -1,0 +1,116 @@
+/* requester_ctx.h — the requester's per-QP send context and its packing into one memory word.
+ *
+ * One row per QP context index (nic_if.h). The row is kept packed in a 384-bit HLS_MEM word
+ * (an explicit layout: no padding question for rtl-gen, and a fixed image for live
+ * migration, which saves and restores the table as is). docs/requester.md lists the fields. */
+#ifndef REQUESTER_CTX_H
+#define REQUESTER_CTX_H
+
+#include "nic_if.h"
+
+typedef struct {
+    /* attributes, from NIC_CFG_QP */
+    hls_uint(3) state;     /* NIC_QPS_* */
+    hls_uint(3) pmtu;      /* enum ibv_mtu */
+    hls_u24 qpn;
+    hls_u24 dest_qpn;
+    uint64_t dst_mac;      /* low 48 bits */
+    uint32_t dst_ip;
+    uint16_t udp_sport;    /* 0: derived from qpn (docs/requester.md) */
+    uint64_t sq_base;
+    hls_uint(5) sq_log;
+    /* dynamic send state; indices are absolute 16-bit SQ indices, as the doorbell's */
+    uint16_t sq_tail;      /* producer index from the last doorbell */
+    uint16_t sq_head;      /* WQE being sent, or the next one to start */
+    uint16_t sq_hi;        /* every WQE before sq_hi has had its wqe_rec (started or flushed) */
+    uint16_t una;          /* oldest unretired WQE (NIC_REQ_RETIRED) */
+    hls_u24 next_psn;      /* PSN of the next request packet */
+    uint32_t offset;       /* bytes of WQE sq_head already sent */
+    bool quiesced;         /* NIC_CFG_QUIESCE: no packet starts */
+    bool flushing;         /* ERR/SQE/STOP: WQEs become flush records, nothing is sent */
+    bool wqe_valid;        /* the WQE cache row holds WQE sq_head */
+} req_ctx_t;
+
+typedef hls_uint(384) req_row_t;
+
+/* Bit positions in req_row_t: each field starts where the previous one ends. */
+enum {
+    RP_STATE = 0,
+    RP_PMTU = RP_STATE + 3,
+    RP_QPN = RP_PMTU + 3,
+    RP_DEST_QPN = RP_QPN + 24,
+    RP_DST_MAC = RP_DEST_QPN + 24,
+    RP_DST_IP = RP_DST_MAC + 48,
+    RP_SPORT = RP_DST_IP + 32,
+    RP_SQ_BASE = RP_SPORT + 16,
+    RP_SQ_LOG = RP_SQ_BASE + 64,
+    RP_SQ_TAIL = RP_SQ_LOG + 5,
+    RP_SQ_HEAD = RP_SQ_TAIL + 16,
+    RP_SQ_HI = RP_SQ_HEAD + 16,
+    RP_UNA = RP_SQ_HI + 16,
+    RP_PSN = RP_UNA + 16,
+    RP_OFFSET = RP_PSN + 24,
+    RP_QUIESCED = RP_OFFSET + 32,
+    RP_FLUSHING = RP_QUIESCED + 1,
+    RP_WQE_VALID = RP_FLUSHING + 1,
+    RP_END = RP_WQE_VALID + 1,
+};
+_Static_assert(RP_END <= 384, "requester context row does not fit its word");
+
+HLS_INLINE uint64_t rp_mask(unsigned width) {
+    return width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
+}
+HLS_INLINE req_row_t rp_put(req_row_t w, unsigned lo, unsigned width, uint64_t v) {
+    return w | ((req_row_t)(v & rp_mask(width)) << lo);
+}
+HLS_INLINE uint64_t rp_get(req_row_t w, unsigned lo, unsigned width) {
+    return (uint64_t)(w >> lo) & rp_mask(width);
+}
+
+HLS_INLINE req_row_t ctx_pack(const req_ctx_t *c) {
+    req_row_t w = 0;
+    w = rp_put(w, RP_STATE, 3, c->state);
+    w = rp_put(w, RP_PMTU, 3, c->pmtu);
+    w = rp_put(w, RP_QPN, 24, c->qpn);
+    w = rp_put(w, RP_DEST_QPN, 24, c->dest_qpn);
+    w = rp_put(w, RP_DST_MAC, 48, c->dst_mac);
+    w = rp_put(w, RP_DST_IP, 32, c->dst_ip);
+    w = rp_put(w, RP_SPORT, 16, c->udp_sport);
+    w = rp_put(w, RP_SQ_BASE, 64, c->sq_base);
+    w = rp_put(w, RP_SQ_LOG, 5, c->sq_log);
+    w = rp_put(w, RP_SQ_TAIL, 16, c->sq_tail);
+    w = rp_put(w, RP_SQ_HEAD, 16, c->sq_head);
+    w = rp_put(w, RP_SQ_HI, 16, c->sq_hi);
+    w = rp_put(w, RP_UNA, 16, c->una);
+    w = rp_put(w, RP_PSN, 24, c->next_psn);
+    w = rp_put(w, RP_OFFSET, 32, c->offset);
+    w = rp_put(w, RP_QUIESCED, 1, c->quiesced);
+    w = rp_put(w, RP_FLUSHING, 1, c->flushing);
+    w = rp_put(w, RP_WQE_VALID, 1, c->wqe_valid);
+    return w;
+}
+
+HLS_INLINE req_ctx_t ctx_unpack(req_row_t w) {
+    req_ctx_t c;
+    c.state = (hls_uint(3))rp_get(w, RP_STATE, 3);
+    c.pmtu = (hls_uint(3))rp_get(w, RP_PMTU, 3);
+    c.qpn = (hls_u24)rp_get(w, RP_QPN, 24);
+    c.dest_qpn = (hls_u24)rp_get(w, RP_DEST_QPN, 24);
+    c.dst_mac = rp_get(w, RP_DST_MAC, 48);
+    c.dst_ip = (uint32_t)rp_get(w, RP_DST_IP, 32);
+    c.udp_sport = (uint16_t)rp_get(w, RP_SPORT, 16);
+    c.sq_base = rp_get(w, RP_SQ_BASE, 64);
+    c.sq_log = (hls_uint(5))rp_get(w, RP_SQ_LOG, 5);
+    c.sq_tail = (uint16_t)rp_get(w, RP_SQ_TAIL, 16);
+    c.sq_head = (uint16_t)rp_get(w, RP_SQ_HEAD, 16);
+    c.sq_hi = (uint16_t)rp_get(w, RP_SQ_HI, 16);
+    c.una = (uint16_t)rp_get(w, RP_UNA, 16);
+    c.next_psn = (hls_u24)rp_get(w, RP_PSN, 24);
+    c.offset = (uint32_t)rp_get(w, RP_OFFSET, 32);
+    c.quiesced = rp_get(w, RP_QUIESCED, 1) != 0;
+    c.flushing = rp_get(w, RP_FLUSHING, 1) != 0;
+    c.wqe_valid = rp_get(w, RP_WQE_VALID, 1) != 0;
+    return c;
+}
+
+#endif /* REQUESTER_CTX_H */

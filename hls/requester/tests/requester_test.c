@@ -1,0 +1,1076 @@
+/* requester_test — native C-model test of the requester (docs/requester.md).
+ *
+ * The requester runs cycle by cycle against behavioural neighbours: testbench/lib/hostmem as
+ * host memory (SQ rings, payload buffers) on its DMA port, queues that play ctrl (cfg), the
+ * host (doorbells) and the completer (req_ctl, optionally retiring each finished message),
+ * and consumers of tx_desc / tx_pay / wqe_rec; every input and output can be back-pressured
+ * at random. Every stream output is checked to hold valid and data while stalled.
+ *
+ * Expected packets come from a reference segmentation written here from IB vol. 1 9.4
+ * (opcode sequences), 9.5 (PSNs) and the header rules of docs/requester.md; every descriptor
+ * field and every payload byte is compared, and every wqe_rec field.
+ *
+ * Built with -DRQ_RTL (tests/run does both builds), the Verilog that rtl-gen makes of the block
+ * runs in lock-step beside the C model through the same scenarios (rtl-gen/verilate's C API),
+ * and every output of every cycle must agree: the directed counterpart of rtl-gen/equiv,
+ * whose random stimulus seldom gets a QP to RTS with a matching doorbell.
+ *
+ * Each scenario prints one `PASS name` or `FAIL name: why` line. */
+#include "../requester.c"
+#include "../../packet/roce_rx.c"
+#include "../../packet/roce_tx.c"
+#ifdef RQ_RTL
+#include "requester_rtl.h"
+_Static_assert(sizeof(requester_in) == REQUESTER_RTL_IN_SIZE, "in struct");
+_Static_assert(sizeof(requester_out) == REQUESTER_RTL_OUT_SIZE, "out struct");
+_Static_assert(sizeof(requester_state) == REQUESTER_RTL_STATE_SIZE, "state struct");
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../testbench/lib/hostmem.h"
+#include "../../../testbench/lib/prng.h"
+
+/* ------------------------------------------------------------------ failures */
+static char why[512];
+static int failed;
+#define EXPECT(c, ...)                                                  \
+    do {                                                                \
+        if (!(c) && !failed) {                                          \
+            failed = 1;                                                 \
+            snprintf(why, sizeof why, __VA_ARGS__);                     \
+        }                                                               \
+    } while (0)
+
+/* ------------------------------------------------------------------ test QPs */
+#define MAXW 300
+typedef struct {
+    nic_sq_wqe_t w;
+    uint16_t index;
+    uint32_t psn;            /* first PSN */
+} twqe_t;
+
+typedef struct {
+    int row;
+    unsigned fn;
+    uint32_t qpn, dest;
+    unsigned pmtu;
+    uint64_t mac;
+    uint32_t ip;
+    uint16_t sport;
+    uint64_t sq_base;
+    unsigned sq_log;
+    uint32_t psn;            /* next PSN the reference assigns */
+    uint16_t posted;         /* next SQ index */
+    unsigned state;
+    int nw;
+    twqe_t wqe[MAXW];
+} tqp_t;
+
+typedef struct {
+    roce_hdr_t h;
+    uint8_t *pay;            /* payload_len bytes (NULL if 0) */
+} tpkt_t;
+
+#define MAXQ 8
+#define MAXP 20000
+#define MAXR 4096
+#define QCAP 1024
+
+typedef struct {
+    hostmem_t *mem;
+    requester_state st;
+    prng_t rng;
+    uint64_t p_desc, p_pay, p_rec, p_req, p_resp; /* stall probabilities */
+    /* input queues */
+    nic_cfg_t cfgq[QCAP]; int cfg_h, cfg_t;
+    nic_db_t dbq[QCAP]; int db_h, db_t;
+    nic_req_ctl_t ctlq[QCAP]; int ctl_h, ctl_t;
+    /* captured outputs */
+    tpkt_t *pkts; int npkts;
+    uint8_t **blobs; uint32_t *blob_len; int nblobs;
+    uint8_t cur_blob[4096]; uint32_t cur_len; int cur_beats;
+    nic_wqe_rec_t recs[MAXR]; int nrecs;
+    /* stream-rule memory: last cycle's outputs and whether they moved */
+    requester_out prev;
+    bool prev_desc_moved, prev_pay_moved, prev_rec_moved, prev_req_moved;
+    bool resp_held;          /* dma_resp was offered and not taken last cycle */
+    /* completer model */
+    bool auto_retire;
+    uint16_t retired[NIC_QPS];
+    uint64_t next_buf;
+    tqp_t *qps[MAXQ]; int nq;
+    uint64_t cycle;
+#ifdef RQ_RTL
+    requester_rtl *rtl;
+#endif
+    /* wire mode: tx_desc/tx_pay -> FIFOs -> roce_tx -> FIFO -> roce_rx (as the .net joins them) */
+    bool wire;
+    roce_tx_state tx;
+    roce_rx_state rx;
+    roce_hdr_t dfifo[4]; int d_h, d_t;
+    nic_beat_t pfifo[4]; int p_h, p_t;
+    nic_beat_t ffifo[4]; int f_h, f_t;
+    roce_rx_desc_t rxd[MAXP]; int nrxd;
+    uint8_t *rxpay[MAXP]; uint32_t rxpay_len[MAXP]; int nrxpay;
+    uint8_t rx_blob[4096]; uint32_t rx_len;
+    uint32_t frames;
+} tb_t;
+
+static tb_t *tb_new(uint64_t seed, double bp) {
+    tb_t *t = calloc(1, sizeof *t);
+    hostmem_config_t c;
+    hostmem_config_default(&c);
+    c.read_latency = 3 + (unsigned)(seed % 5);
+    c.max_outstanding = 4;
+    t->mem = hostmem_new(&c);
+    prng_seed(&t->rng, seed);
+    uint64_t th = prng_threshold(bp);
+    t->p_desc = t->p_pay = t->p_rec = t->p_req = t->p_resp = th;
+    t->pkts = calloc(MAXP, sizeof *t->pkts);
+    t->blobs = calloc(MAXP, sizeof *t->blobs);
+    t->blob_len = calloc(MAXP, sizeof *t->blob_len);
+    t->auto_retire = true;
+    t->next_buf = 0x10000000;
+#ifdef RQ_RTL
+    t->rtl = requester_rtl_new();
+#endif
+    return t;
+}
+
+static void tb_free(tb_t *t) {
+    for (int i = 0; i < t->npkts; i++) free(t->pkts[i].pay);
+    for (int i = 0; i < t->nblobs; i++) free(t->blobs[i]);
+    for (int i = 0; i < t->nrxpay; i++) free(t->rxpay[i]);
+    for (int i = 0; i < t->nq; i++) free(t->qps[i]);
+    free(t->pkts); free(t->blobs); free(t->blob_len);
+    hostmem_free(t->mem);
+#ifdef RQ_RTL
+    requester_rtl_free(t->rtl);
+#endif
+    free(t);
+}
+
+static hls_u512 bytes_to_u512(const uint8_t *b) {
+    hls_u512 v = 0;
+    for (int i = 63; i >= 0; i--) v = (v << 8) | b[i];
+    return v;
+}
+static void u512_to_bytes(hls_u512 v, uint8_t *b) {
+    for (int i = 0; i < 64; i++) b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static bool desc_eq(const roce_hdr_t *a, const roce_hdr_t *b) {
+    return a->dst_mac == b->dst_mac && a->src_mac == b->src_mac && a->src_ip == b->src_ip &&
+           a->dst_ip == b->dst_ip && a->ttl == b->ttl && a->dscp == b->dscp && a->ecn == b->ecn &&
+           a->ip_id == b->ip_id && a->udp_sport == b->udp_sport && a->opcode == b->opcode &&
+           a->se == b->se && a->migreq == b->migreq && a->pad == b->pad && a->tver == b->tver &&
+           a->pkey == b->pkey && a->fecn == b->fecn && a->becn == b->becn &&
+           a->dest_qp == b->dest_qp && a->ack_req == b->ack_req && a->psn == b->psn &&
+           a->reth_va == b->reth_va && a->reth_rkey == b->reth_rkey && a->reth_len == b->reth_len &&
+           a->aeth_syndrome == b->aeth_syndrome && a->aeth_msn == b->aeth_msn &&
+           a->atomic_va == b->atomic_va && a->atomic_rkey == b->atomic_rkey &&
+           a->atomic_swap_add == b->atomic_swap_add && a->atomic_cmp == b->atomic_cmp &&
+           a->atomic_orig == b->atomic_orig && a->imm == b->imm && a->payload_len == b->payload_len;
+}
+
+static bool rec_eq(const nic_wqe_rec_t *a, const nic_wqe_rec_t *b) {
+    return a->qp == b->qp && a->wqe_index == b->wqe_index && a->first_psn == b->first_psn &&
+           a->last_psn == b->last_psn && a->wr_opcode == b->wr_opcode && a->signaled == b->signaled &&
+           a->flush == b->flush && a->wr_id == b->wr_id && a->local_addr == b->local_addr &&
+           a->length == b->length && a->status == b->status;
+}
+
+#ifdef RQ_RTL
+/* Every output leaf of the C model and of the RTL agree (data only while valid). */
+static bool out_eq(const requester_out *a, const requester_out *b) {
+    bool eq = a->cfg_ready == b->cfg_ready && a->sq_db_ready == b->sq_db_ready &&
+              a->req_ctl_ready == b->req_ctl_ready && a->dma_resp_ready == b->dma_resp_ready &&
+              a->packets_sent == b->packets_sent && a->wqes_started == b->wqes_started &&
+              a->dma_req.valid == b->dma_req.valid && a->tx_desc.valid == b->tx_desc.valid &&
+              a->tx_pay.valid == b->tx_pay.valid && a->wqe_rec.valid == b->wqe_rec.valid;
+    if (a->dma_req.valid)
+        eq = eq && a->dma_req.data.write == b->dma_req.data.write && a->dma_req.data.tag == b->dma_req.data.tag &&
+             a->dma_req.data.addr == b->dma_req.data.addr && a->dma_req.data.len == b->dma_req.data.len &&
+             a->dma_req.data.data == b->dma_req.data.data;
+    if (a->tx_desc.valid) eq = eq && desc_eq(&a->tx_desc.data, &b->tx_desc.data);
+    if (a->tx_pay.valid)
+        eq = eq && a->tx_pay.data.data == b->tx_pay.data.data && a->tx_pay.data.bytes == b->tx_pay.data.bytes &&
+             a->tx_pay.data.last == b->tx_pay.data.last;
+    if (a->wqe_rec.valid) eq = eq && rec_eq(&a->wqe_rec.data, &b->wqe_rec.data);
+    return eq;
+}
+#endif
+
+/* Is this opcode the end of a message (for the completer model)? */
+static bool msg_end(uint8_t op) {
+    switch (op) {
+    case ROCE_OP_SEND_LAST: case ROCE_OP_SEND_LAST_IMM: case ROCE_OP_SEND_ONLY:
+    case ROCE_OP_SEND_ONLY_IMM: case ROCE_OP_RDMA_WRITE_LAST: case ROCE_OP_RDMA_WRITE_LAST_IMM:
+    case ROCE_OP_RDMA_WRITE_ONLY: case ROCE_OP_RDMA_WRITE_ONLY_IMM: case ROCE_OP_RDMA_READ_REQUEST:
+    case ROCE_OP_COMPARE_SWAP: case ROCE_OP_FETCH_ADD:
+        return true;
+    }
+    return false;
+}
+
+static tqp_t *qp_of_dest(tb_t *t, uint32_t dest) {
+    for (int i = 0; i < t->nq; i++)
+        if (t->qps[i]->dest == dest) return t->qps[i];
+    return NULL;
+}
+
+/* Wire mode, after the requester's cycle: its beats enter the FIFOs, roce_tx and roce_rx run
+ * one cycle each, roce_rx's output is collected (frame_ready of roce_tx comes from FIFO space). */
+static void wire_step(tb_t *t, const requester_out *o) {
+    if (o->tx_desc.valid && t->d_t - t->d_h < 4) t->dfifo[t->d_t++ % 4] = o->tx_desc.data;
+    if (o->tx_pay.valid && t->p_t - t->p_h < 4) t->pfifo[t->p_t++ % 4] = o->tx_pay.data;
+
+    roce_tx_in ti;
+    memset(&ti, 0, sizeof ti);
+    ti.desc.valid = t->d_h != t->d_t;
+    if (ti.desc.valid) ti.desc.data = t->dfifo[t->d_h % 4];
+    ti.pay.valid = t->p_h != t->p_t;
+    if (ti.pay.valid) ti.pay.data = t->pfifo[t->p_h % 4];
+    ti.frame_ready = t->f_t - t->f_h < 4;
+    roce_tx_out to;
+    memset(&to, 0, sizeof to);
+    roce_tx(&ti, &to, &t->tx);
+    hls_clock_edge();
+    if (ti.desc.valid && to.desc_ready) t->d_h++;
+    if (ti.pay.valid && to.pay_ready) t->p_h++;
+
+    roce_rx_in ri;
+    memset(&ri, 0, sizeof ri);
+    ri.frame.valid = t->f_h != t->f_t;
+    if (ri.frame.valid) ri.frame.data = t->ffifo[t->f_h % 4];
+    ri.pay_ready = true;
+    ri.desc_ready = true;
+    roce_rx_out ro;
+    memset(&ro, 0, sizeof ro);
+    roce_rx(&ri, &ro, &t->rx);
+    hls_clock_edge();
+    if (ri.frame.valid && ro.frame_ready) t->f_h++;
+    if (to.frame.valid && ti.frame_ready) {
+        t->ffifo[t->f_t++ % 4] = to.frame.data;
+        t->frames += to.frame.data.last;
+    }
+    if (ro.pay.valid) {
+        uint8_t tmp[64];
+        u512_to_bytes(ro.pay.data.data, tmp);
+        unsigned n = ro.pay.data.bytes;
+        if (t->rx_len + n <= sizeof t->rx_blob) memcpy(t->rx_blob + t->rx_len, tmp, n);
+        t->rx_len += n;
+        if (ro.pay.data.last && t->nrxpay < MAXP) {
+            t->rxpay[t->nrxpay] = malloc(t->rx_len ? t->rx_len : 1);
+            memcpy(t->rxpay[t->nrxpay], t->rx_blob, t->rx_len <= 4096 ? t->rx_len : 4096);
+            t->rxpay_len[t->nrxpay++] = t->rx_len;
+            t->rx_len = 0;
+        }
+    }
+    if (ro.desc.valid && t->nrxd < MAXP) t->rxd[t->nrxd++] = ro.desc.data;
+}
+
+/* One clock cycle of the requester and its neighbours. */
+static void step(tb_t *t) {
+    requester_in in;
+    memset(&in, 0, sizeof in);
+    hostmem_port_out_t ho;
+    hostmem_eval(t->mem, 0, &ho);
+    bool req_stall = prng_chance(&t->rng, t->p_req);
+    /* a gap on dma_resp only before a beat is offered: once valid, it is held (stream rule) */
+    bool resp_stall = !t->resp_held && prng_chance(&t->rng, t->p_resp);
+    if (t->cfg_h != t->cfg_t) { in.cfg.valid = true; in.cfg.data = t->cfgq[t->cfg_h % QCAP]; }
+    if (t->db_h != t->db_t) { in.sq_db.valid = true; in.sq_db.data = t->dbq[t->db_h % QCAP]; }
+    if (t->ctl_h != t->ctl_t) { in.req_ctl.valid = true; in.req_ctl.data = t->ctlq[t->ctl_h % QCAP]; }
+    in.dma_req_ready = ho.req_ready && !req_stall;
+    in.dma_resp.valid = ho.resp_valid && !resp_stall;
+    in.dma_resp.data.tag = ho.resp.tag;
+    in.dma_resp.data.data = bytes_to_u512(ho.resp.data);
+    in.dma_resp.data.bytes = (hls_uint(7))ho.resp.bytes;
+    in.dma_resp.data.last = ho.resp.last;
+    in.dma_resp.data.err = ho.resp.err;
+    in.tx_desc_ready = !prng_chance(&t->rng, t->p_desc);
+    in.tx_pay_ready = !prng_chance(&t->rng, t->p_pay);
+    if (t->wire) {                       /* FIFO space instead of random back-pressure */
+        in.tx_desc_ready = t->d_t - t->d_h < 4;
+        in.tx_pay_ready = t->p_t - t->p_h < 4;
+    }
+    in.wqe_rec_ready = !prng_chance(&t->rng, t->p_rec);
+
+    requester_out out;
+    memset(&out, 0, sizeof out);
+    requester(&in, &out, &t->st);
+    hls_clock_edge();
+#ifdef RQ_RTL
+    requester_out rout;
+    requester_rtl_eval(t->rtl, &in, &rout);
+    requester_rtl_edge(t->rtl);
+    EXPECT(out_eq(&out, &rout), "cycle %llu: RTL outputs differ from the C model (fsm %u)",
+           (unsigned long long)t->cycle, (unsigned)t->st.fsm);
+#endif
+
+    /* stream rule: a stalled output beat stays valid and unchanged */
+    if (t->prev.tx_desc.valid && !t->prev_desc_moved)
+        EXPECT(out.tx_desc.valid && desc_eq(&out.tx_desc.data, &t->prev.tx_desc.data),
+               "cycle %llu: stalled tx_desc changed", (unsigned long long)t->cycle);
+    if (t->prev.tx_pay.valid && !t->prev_pay_moved)
+        EXPECT(out.tx_pay.valid && out.tx_pay.data.data == t->prev.tx_pay.data.data &&
+                   out.tx_pay.data.bytes == t->prev.tx_pay.data.bytes &&
+                   out.tx_pay.data.last == t->prev.tx_pay.data.last,
+               "cycle %llu: stalled tx_pay changed", (unsigned long long)t->cycle);
+    if (t->prev.wqe_rec.valid && !t->prev_rec_moved)
+        EXPECT(out.wqe_rec.valid && rec_eq(&out.wqe_rec.data, &t->prev.wqe_rec.data),
+               "cycle %llu: stalled wqe_rec changed", (unsigned long long)t->cycle);
+    if (t->prev.dma_req.valid && !t->prev_req_moved)
+        EXPECT(out.dma_req.valid && out.dma_req.data.addr == t->prev.dma_req.data.addr &&
+                   out.dma_req.data.len == t->prev.dma_req.data.len &&
+                   out.dma_req.data.tag == t->prev.dma_req.data.tag,
+               "cycle %llu: stalled dma_req changed", (unsigned long long)t->cycle);
+    EXPECT(!out.dma_req.valid || !out.dma_req.data.write, "requester issued a DMA write");
+
+    hostmem_port_in_t hi;
+    memset(&hi, 0, sizeof hi);
+    hi.req_valid = out.dma_req.valid && !req_stall;
+    hi.req.op = HOSTMEM_OP_READ;
+    hi.req.tag = out.dma_req.data.tag;
+    hi.req.addr = out.dma_req.data.addr;
+    hi.req.len = (uint32_t)out.dma_req.data.len;
+    hi.resp_ready = out.dma_resp_ready && !resp_stall;
+    t->resp_held = in.dma_resp.valid && !out.dma_resp_ready;
+    hostmem_edge(t->mem, 0, &hi);
+    hostmem_tick(t->mem);
+
+    if (in.cfg.valid && out.cfg_ready) t->cfg_h++;
+    if (in.sq_db.valid && out.sq_db_ready) t->db_h++;
+    if (in.req_ctl.valid && out.req_ctl_ready) t->ctl_h++;
+
+    t->prev = out;
+    t->prev_desc_moved = out.tx_desc.valid && in.tx_desc_ready;
+    t->prev_pay_moved = out.tx_pay.valid && in.tx_pay_ready;
+    t->prev_rec_moved = out.wqe_rec.valid && in.wqe_rec_ready;
+    t->prev_req_moved = out.dma_req.valid && in.dma_req_ready;
+
+    if (t->prev_pay_moved) {
+        const nic_beat_t *b = &out.tx_pay.data;
+        EXPECT(b->bytes >= 1 && b->bytes <= 64 && (b->last || b->bytes == 64),
+               "pay beat with %u bytes, last=%d", (unsigned)b->bytes, b->last);
+        EXPECT(t->cur_len + b->bytes <= 4096, "payload longer than 4096");
+        if (!failed) {
+            uint8_t tmp[64];
+            u512_to_bytes(b->data, tmp);
+            memcpy(t->cur_blob + t->cur_len, tmp, b->bytes);
+            t->cur_len += b->bytes;
+        }
+        if (b->last && t->nblobs < MAXP) {
+            t->blobs[t->nblobs] = malloc(t->cur_len);
+            memcpy(t->blobs[t->nblobs], t->cur_blob, t->cur_len);
+            t->blob_len[t->nblobs++] = t->cur_len;
+            t->cur_len = 0;
+        }
+    }
+    if (t->prev_desc_moved && t->npkts < MAXP) {
+        t->pkts[t->npkts++].h = out.tx_desc.data;
+        tqp_t *q = qp_of_dest(t, (uint32_t)out.tx_desc.data.dest_qp);
+        if (t->auto_retire && q && msg_end(out.tx_desc.data.opcode) && t->ctl_t - t->ctl_h < QCAP) {
+            t->retired[q->row]++;
+            nic_req_ctl_t k = {.kind = NIC_REQ_RETIRED, .qp = (nic_qp_t)q->row,
+                               .wqe_index = t->retired[q->row]};
+            t->ctlq[t->ctl_t++ % QCAP] = k;
+        }
+    }
+    if (t->prev_rec_moved && t->nrecs < MAXR) t->recs[t->nrecs++] = out.wqe_rec.data;
+    if (t->wire) wire_step(t, &out);
+    t->cycle++;
+}
+
+static bool tb_idle(const tb_t *t) {
+    return t->st.fsm == RQ_IDLE && t->st.has_work == 0 && t->cfg_h == t->cfg_t &&
+           t->db_h == t->db_t && t->ctl_h == t->ctl_t;
+}
+
+/* Run until idle (a few extra cycles) or the limit; false on timeout. */
+static bool run(tb_t *t, uint64_t max) {
+    for (uint64_t i = 0; i < max && !failed; i++) {
+        step(t);
+        if (tb_idle(t)) {
+            for (int k = 0; k < 20; k++) step(t);
+            if (tb_idle(t)) return true;
+        }
+    }
+    return tb_idle(t);
+}
+
+/* Attach payload blobs to the captured descriptors that carry payload, in order. */
+static void pair_payloads(tb_t *t) {
+    int b = 0;
+    for (int i = 0; i < t->npkts; i++) {
+        tpkt_t *p = &t->pkts[i];
+        if (p->h.payload_len == 0 || p->pay) continue;
+        if (b >= t->nblobs) break;
+        EXPECT(t->blob_len[b] == p->h.payload_len, "packet %d: payload_len %u but %u bytes of beats",
+               i, (unsigned)p->h.payload_len, t->blob_len[b]);
+        p->pay = t->blobs[b];
+        t->blobs[b++] = NULL;
+    }
+    int with = 0;
+    for (int i = 0; i < t->npkts; i++) with += t->pkts[i].h.payload_len != 0;
+    EXPECT(with == b && b == t->nblobs, "%d packets with payload, %d payload bursts", with, t->nblobs);
+}
+
+/* ------------------------------------------------------------------ driving the block */
+static void push_cfg(tb_t *t, nic_cfg_t c) { t->cfgq[t->cfg_t++ % QCAP] = c; }
+static void push_ctl(tb_t *t, unsigned kind, int row, uint16_t idx, uint32_t psn) {
+    nic_req_ctl_t k = {.kind = (uint8_t)kind, .qp = (nic_qp_t)row, .wqe_index = idx, .psn = (hls_u24)psn};
+    t->ctlq[t->ctl_t++ % QCAP] = k;
+}
+
+static void cfg_fn(tb_t *t, unsigned fn, uint64_t mac, uint32_t ip) {
+    nic_cfg_t c = {0};
+    c.kind = NIC_CFG_FN; c.fn = (nic_fn_t)fn; c.mac = mac; c.ip = ip;
+    push_cfg(t, c);
+}
+
+static void cfg_state(tb_t *t, tqp_t *q, unsigned prev, unsigned state, uint32_t sq_psn) {
+    nic_cfg_t c = {0};
+    c.kind = NIC_CFG_QP;
+    c.fn = (nic_fn_t)q->fn;
+    c.qp = (nic_qp_t)q->row;
+    c.prev_state = (hls_uint(3))prev;
+    c.attr.state = (hls_uint(3))state;
+    c.attr.pmtu = (hls_uint(3))q->pmtu;
+    c.attr.qpn = (hls_u24)q->qpn;
+    c.attr.dest_qpn = (hls_u24)q->dest;
+    c.attr.sq_psn = (hls_u24)sq_psn;
+    c.attr.rq_psn = (hls_u24)0x123;
+    c.attr.dst_mac = q->mac;
+    c.attr.dst_ip = q->ip;
+    c.attr.udp_sport = q->sport;
+    c.attr.sq_base = q->sq_base;
+    c.attr.sq_log = (hls_uint(5))q->sq_log;
+    push_cfg(t, c);
+    q->state = state;
+}
+
+static void cfg_quiesce(tb_t *t, tqp_t *q, bool on) {
+    nic_cfg_t c = {0};
+    c.kind = NIC_CFG_QUIESCE; c.fn = (nic_fn_t)q->fn; c.qp = (nic_qp_t)q->row; c.quiesce = on;
+    push_cfg(t, c);
+}
+
+/* A QP in function fn, slot `slot`, taken RESET -> INIT -> RTR -> RTS with sq_psn. */
+static tqp_t *new_qp(tb_t *t, unsigned fn, unsigned slot, unsigned pmtu, uint32_t sq_psn, bool to_rts) {
+    tqp_t *q = calloc(1, sizeof *q);
+    q->fn = fn;
+    q->qpn = 0x100 * (fn + 1) + 0x10 * (unsigned)prng_below(&t->rng, 8) + slot; /* qpn % 16 == slot */
+    q->row = (int)(fn * NIC_QP_PER_FN + slot);
+    q->dest = 0x800000 | (uint32_t)(q->row * 0x111);
+    q->pmtu = pmtu;
+    q->mac = 0x020000000000ull | ((uint64_t)q->row << 8) | 0x42;
+    q->ip = 0x0a000100u + (uint32_t)q->row;
+    q->sport = (q->row & 1) ? (uint16_t)(0xD000 + q->row) : 0;  /* 0: derived from the qpn */
+    q->sq_base = 0x100000ull + (uint64_t)q->row * 0x40000ull;
+    q->sq_log = 8;
+    q->psn = sq_psn;
+    t->qps[t->nq++] = q;
+    cfg_state(t, q, NIC_QPS_RESET, NIC_QPS_RESET, 0);
+    cfg_state(t, q, NIC_QPS_RESET, NIC_QPS_INIT, 0);
+    if (to_rts) {
+        cfg_state(t, q, NIC_QPS_INIT, NIC_QPS_RTR, 0);
+        cfg_state(t, q, NIC_QPS_RTR, NIC_QPS_RTS, sq_psn);
+    }
+    return q;
+}
+
+static void setup_fns(tb_t *t) {
+    for (unsigned f = 0; f < NIC_FNS; f++) cfg_fn(t, f, 0x0200000000A0ull + f, 0x0a000001u + (f << 8));
+}
+
+static unsigned mtu_bytes(unsigned pmtu) { return 128u << pmtu; }
+
+/* PSNs the reference assigns to a WQE (IB 9.5 / 9.7: READ reserves one per response). */
+static uint32_t ref_psns(const nic_sq_wqe_t *w, unsigned mtu) {
+    if (w->opcode == NIC_WR_CAS || w->opcode == NIC_WR_FAA) return 1;
+    if (w->opcode > NIC_WR_FAA) return 0;
+    uint64_t n = 0, done = 0;
+    do { n++; done += mtu; } while (done < w->length); /* packets: at least one */
+    return (uint32_t)n;
+}
+
+/* A random buffer of len bytes in host memory. */
+static uint64_t new_buf(tb_t *t, uint32_t len) {
+    uint64_t a = t->next_buf + prng_below(&t->rng, 64);   /* any alignment */
+    t->next_buf = (a + len + 4096) & ~(uint64_t)63;
+    uint8_t chunk[4096];
+    for (uint32_t off = 0; off < len; off += sizeof chunk) {
+        uint32_t n = len - off < sizeof chunk ? len - off : (uint32_t)sizeof chunk;
+        prng_fill(&t->rng, chunk, n);
+        hostmem_write(t->mem, a + off, chunk, n);
+    }
+    return a;
+}
+
+/* Write WQE (opcode, length) to the QP's ring at the next index; no doorbell. */
+static twqe_t *post(tb_t *t, tqp_t *q, unsigned op, uint32_t len, uint8_t flags) {
+    twqe_t *e = &q->wqe[q->nw++];
+    nic_sq_wqe_t *w = &e->w;
+    memset(w, 0, sizeof *w);
+    w->wr_id = prng_next(&t->rng);
+    w->opcode = (uint8_t)op;
+    w->flags = flags;
+    w->imm = (uint32_t)prng_next(&t->rng);
+    w->length = len;
+    w->local_addr = new_buf(t, op <= NIC_WR_WRITE_IMM ? len : 8);
+    w->lkey = 0x1234;
+    w->remote_addr = prng_next(&t->rng) & ~(uint64_t)7;
+    w->rkey = (uint32_t)prng_next(&t->rng);
+    w->compare = prng_next(&t->rng);
+    w->swap_add = prng_next(&t->rng);
+    e->index = q->posted++;
+    e->psn = q->psn & 0xFFFFFF;
+    q->psn += ref_psns(w, mtu_bytes(q->pmtu));
+    hostmem_write(t->mem, q->sq_base + 64ull * (e->index & ((1u << q->sq_log) - 1)), w, sizeof *w);
+    return e;
+}
+
+static void ring(tb_t *t, tqp_t *q) {
+    nic_db_t d = {.fn = (nic_fn_t)q->fn, .num = (hls_u24)q->qpn, .index = q->posted};
+    t->dbq[t->db_t++ % QCAP] = d;
+}
+
+/* ------------------------------------------------------------------ reference */
+typedef struct {
+    roce_hdr_t h;
+    uint64_t pay_addr;
+    int wqe;                 /* index into q->wqe */
+} rpkt_t;
+
+/* The packets of WQEs [from, to) of q, in order; returns the count. Independent of the
+ * block: opcode tables by (first, last), PSN per packet, header fields per docs/requester.md. */
+static int ref_packets(const tqp_t *q, int from, int to, rpkt_t *r, int max) {
+    static const uint8_t tab[4][4] = {
+        /* only, first, middle, last */
+        {ROCE_OP_SEND_ONLY, ROCE_OP_SEND_FIRST, ROCE_OP_SEND_MIDDLE, ROCE_OP_SEND_LAST},
+        {ROCE_OP_SEND_ONLY_IMM, ROCE_OP_SEND_FIRST, ROCE_OP_SEND_MIDDLE, ROCE_OP_SEND_LAST_IMM},
+        {ROCE_OP_RDMA_WRITE_ONLY, ROCE_OP_RDMA_WRITE_FIRST, ROCE_OP_RDMA_WRITE_MIDDLE, ROCE_OP_RDMA_WRITE_LAST},
+        {ROCE_OP_RDMA_WRITE_ONLY_IMM, ROCE_OP_RDMA_WRITE_FIRST, ROCE_OP_RDMA_WRITE_MIDDLE, ROCE_OP_RDMA_WRITE_LAST_IMM},
+    };
+    unsigned mtu = mtu_bytes(q->pmtu);
+    int n = 0;
+    for (int i = from; i < to; i++) {
+        const nic_sq_wqe_t *w = &q->wqe[i].w;
+        uint32_t npk = w->opcode <= NIC_WR_WRITE_IMM ? ref_psns(w, mtu) : 1;
+        for (uint32_t k = 0; k < npk && n < max; k++) {
+            rpkt_t *p = &r[n++];
+            memset(p, 0, sizeof *p);
+            roce_hdr_t *h = &p->h;
+            bool first = k == 0, last = k == npk - 1;
+            uint32_t off = k * mtu;
+            uint32_t plen = 0;
+            h->dst_mac = q->mac;
+            h->src_mac = 0x0200000000A0ull + q->fn;
+            h->src_ip = 0x0a000001u + (q->fn << 8);
+            h->dst_ip = q->ip;
+            h->ttl = 64;
+            h->udp_sport = q->sport ? q->sport : (uint16_t)(0xC000 + (q->qpn % 16384));
+            h->pkey = 0xFFFF;
+            h->dest_qp = (hls_u24)q->dest;
+            uint32_t psn = (q->wqe[i].psn + k) % (1u << 24);
+            h->psn = (hls_u24)psn;
+            h->ack_req = last || psn % 8 == 7;
+            p->wqe = i;
+            switch (w->opcode) {
+            case NIC_WR_SEND: case NIC_WR_SEND_IMM: case NIC_WR_WRITE: case NIC_WR_WRITE_IMM:
+                h->opcode = tab[w->opcode][first && last ? 0 : first ? 1 : last ? 3 : 2];
+                plen = last ? w->length - off : mtu;
+                if (w->opcode >= NIC_WR_WRITE && first) {
+                    h->reth_va = w->remote_addr; h->reth_rkey = w->rkey; h->reth_len = w->length;
+                }
+                if ((w->opcode == NIC_WR_SEND_IMM || w->opcode == NIC_WR_WRITE_IMM) && last) h->imm = w->imm;
+                h->se = last && (w->flags & NIC_WQE_SOLICITED) && w->opcode != NIC_WR_WRITE;
+                break;
+            case NIC_WR_READ:
+                h->opcode = ROCE_OP_RDMA_READ_REQUEST;
+                h->reth_va = w->remote_addr; h->reth_rkey = w->rkey; h->reth_len = w->length;
+                break;
+            default:
+                h->opcode = w->opcode == NIC_WR_CAS ? ROCE_OP_COMPARE_SWAP : ROCE_OP_FETCH_ADD;
+                h->atomic_va = w->remote_addr; h->atomic_rkey = w->rkey;
+                h->atomic_swap_add = w->swap_add;
+                h->atomic_cmp = w->opcode == NIC_WR_CAS ? w->compare : 0;
+                break;
+            }
+            h->payload_len = (hls_uint(14))plen;
+            p->pay_addr = w->local_addr + off;
+        }
+    }
+    return n;
+}
+
+static const char *op_name(uint8_t op) {
+    static char b[8];
+    snprintf(b, sizeof b, "0x%02x", op);
+    return b;
+}
+
+/* Compare captured packet c with reference r (descriptor fields and payload bytes). */
+static void check_pkt(tb_t *t, const tpkt_t *c, const rpkt_t *r, const char *ctx, int i) {
+    EXPECT(desc_eq(&c->h, &r->h),
+           "%s pkt %d: got op %s psn %u len %u ack %d se %d sport %x imm %x reth %llx/%x/%u; "
+           "want op 0x%02x psn %u len %u ack %d se %d sport %x imm %x reth %llx/%x/%u",
+           ctx, i, op_name(c->h.opcode), (unsigned)c->h.psn, (unsigned)c->h.payload_len, c->h.ack_req,
+           c->h.se, c->h.udp_sport, c->h.imm, (unsigned long long)c->h.reth_va, c->h.reth_rkey,
+           c->h.reth_len, r->h.opcode, (unsigned)r->h.psn, (unsigned)r->h.payload_len, r->h.ack_req,
+           r->h.se, r->h.udp_sport, r->h.imm, (unsigned long long)r->h.reth_va, r->h.reth_rkey,
+           r->h.reth_len);
+    uint32_t n = (uint32_t)r->h.payload_len;
+    if (n && !failed) {
+        uint8_t *want = malloc(n);
+        hostmem_read(t->mem, r->pay_addr, want, n);
+        EXPECT(c->pay && memcmp(c->pay, want, n) == 0, "%s pkt %d: payload bytes differ", ctx, i);
+        free(want);
+    }
+}
+
+/* Captured packets of q (by dest QP), in order. */
+static int packets_of(tb_t *t, const tqp_t *q, tpkt_t **out, int max) {
+    int n = 0;
+    for (int i = 0; i < t->npkts && n < max; i++)
+        if (t->pkts[i].h.dest_qp == q->dest) out[n++] = &t->pkts[i];
+    return n;
+}
+
+static rpkt_t *refbuf;
+static tpkt_t **capbuf;
+
+/* Every WQE of q sent exactly once, as the reference says. */
+static void check_qp(tb_t *t, const tqp_t *q, const char *ctx) {
+    int nr = ref_packets(q, 0, q->nw, refbuf, MAXP);
+    int nc = packets_of(t, q, capbuf, MAXP);
+    EXPECT(nr == nc, "%s qp %d: %d packets, reference %d", ctx, q->row, nc, nr);
+    for (int i = 0; i < nr && i < nc && !failed; i++) check_pkt(t, capbuf[i], &refbuf[i], ctx, i);
+}
+
+/* The reference record of WQE i of q. */
+static nic_wqe_rec_t ref_rec(const tqp_t *q, int i, bool flush, uint8_t status) {
+    const twqe_t *e = &q->wqe[i];
+    nic_wqe_rec_t r;
+    memset(&r, 0, sizeof r);
+    r.qp = (nic_qp_t)q->row;
+    r.wqe_index = e->index;
+    r.wr_opcode = e->w.opcode;
+    r.signaled = (e->w.flags & NIC_WQE_SIGNALED) != 0;
+    r.flush = flush;
+    r.wr_id = e->w.wr_id;
+    r.local_addr = e->w.local_addr;
+    r.length = e->w.length;
+    r.status = status;
+    return r;
+}
+
+/* Records of q in order: WQE i has the reference record (PSNs checked unless flushed). */
+static int recs_of(tb_t *t, const tqp_t *q, nic_wqe_rec_t *out, int max) {
+    int n = 0;
+    for (int i = 0; i < t->nrecs && n < max; i++)
+        if (t->recs[i].qp == (nic_qp_t)q->row) out[n++] = t->recs[i];
+    return n;
+}
+
+static void check_rec(const nic_wqe_rec_t *got, nic_wqe_rec_t want, const tqp_t *q,
+                      int i, const char *ctx) {
+    if (!want.flush) {
+        uint32_t n = ref_psns(&q->wqe[i].w, mtu_bytes(q->pmtu));
+        want.first_psn = (hls_u24)q->wqe[i].psn;
+        want.last_psn = (hls_u24)((q->wqe[i].psn + (n ? n : 1) - 1) & 0xFFFFFF);
+    } else {
+        want.first_psn = got->first_psn;   /* a flushed WQE has no PSNs */
+        want.last_psn = got->last_psn;
+    }
+    if (want.status) { want.first_psn = got->first_psn; want.last_psn = got->last_psn; }
+    EXPECT(rec_eq(got, &want),
+           "%s qp %d rec %d: got idx %u psn %u..%u op %u sig %d flush %d status %u len %u; "
+           "want idx %u psn %u..%u op %u sig %d flush %d status %u len %u",
+           ctx, q->row, i, got->wqe_index, (unsigned)got->first_psn, (unsigned)got->last_psn,
+           got->wr_opcode, got->signaled, got->flush, got->status, got->length, want.wqe_index,
+           (unsigned)want.first_psn, (unsigned)want.last_psn, want.wr_opcode, want.signaled,
+           want.flush, want.status, want.length);
+}
+
+static void check_recs_all_sent(tb_t *t, const tqp_t *q, const char *ctx) {
+    nic_wqe_rec_t got[MAXR];
+    int n = recs_of(t, q, got, MAXR);
+    EXPECT(n == q->nw, "%s qp %d: %d records for %d WQEs", ctx, q->row, n, q->nw);
+    for (int i = 0; i < n && i < q->nw && !failed; i++) check_rec(&got[i], ref_rec(q, i, false, 0), q, i, ctx);
+}
+
+/* ------------------------------------------------------------------ scenarios */
+static int nfail;
+static void report(const char *name) {
+    if (failed) { printf("FAIL %s: %s\n", name, why); nfail++; }
+    else printf("PASS %s\n", name);
+    failed = 0;
+    why[0] = 0;
+}
+
+static const unsigned ops[] = {NIC_WR_SEND, NIC_WR_SEND_IMM, NIC_WR_WRITE, NIC_WR_WRITE_IMM, NIC_WR_READ};
+
+/* Every opcode and the boundary lengths at one MTU. */
+static void t_mtu(unsigned pmtu, double bp, uint64_t seed) {
+    char name[96];
+    snprintf(name, sizeof name, "opcodes x lengths 0,1,mtu-1,mtu,mtu+1,3mtu+5 at mtu %u, %.0f%% back-pressure",
+             mtu_bytes(pmtu), bp * 100);
+    tb_t *t = tb_new(seed, bp);
+    setup_fns(t);
+    tqp_t *q = new_qp(t, pmtu % NIC_FNS, 3 + pmtu, pmtu, 0x1000 * pmtu, true);
+    unsigned m = mtu_bytes(pmtu);
+    uint32_t lens[] = {0, 1, m - 1, m, m + 1, 3 * m + 5};
+    for (unsigned o = 0; o < 5; o++)
+        for (unsigned l = 0; l < 6; l++) post(t, q, ops[o], lens[l], (uint8_t)prng_below(&t->rng, 4));
+    post(t, q, NIC_WR_CAS, 8, NIC_WQE_SIGNALED | NIC_WQE_SOLICITED);
+    post(t, q, NIC_WR_FAA, 8, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_SEND, 2 * m, NIC_WQE_SOLICITED);
+    post(t, q, NIC_WR_WRITE_IMM, 2 * m, NIC_WQE_SOLICITED);
+    post(t, q, NIC_WR_WRITE, 2 * m, NIC_WQE_SOLICITED);
+    ring(t, q);
+    EXPECT(run(t, 400000), "did not go idle");
+    pair_payloads(t);
+    check_qp(t, q, "mtu");
+    check_recs_all_sent(t, q, "mtu");
+    EXPECT(t->st.packets_sent == (uint32_t)t->npkts, "packets_sent %u, captured %d", t->st.packets_sent, t->npkts);
+    EXPECT(t->st.wqes_started == (uint32_t)q->nw, "wqes_started %u, posted %d", t->st.wqes_started, q->nw);
+    report(name);
+    tb_free(t);
+}
+
+/* 1 MiB messages and PSN wrap-around at 2^24. */
+static void t_big_wrap(void) {
+    tb_t *t = tb_new(7, 0.2);
+    setup_fns(t);
+    tqp_t *a = new_qp(t, 0, 1, 5, 0xFFFFF0, true);    /* 4096: 256 packets, wraps after 16 */
+    tqp_t *b = new_qp(t, 2, 9, 3, 0xFFFFFE, true);    /* 1024 */
+    post(t, a, NIC_WR_WRITE_IMM, 1u << 20, NIC_WQE_SIGNALED);
+    post(t, a, NIC_WR_READ, 1u << 20, 0);              /* 256 response PSNs reserved */
+    post(t, a, NIC_WR_SEND, 5000, 0);
+    post(t, b, NIC_WR_SEND_IMM, 1u << 20, NIC_WQE_SOLICITED);
+    post(t, b, NIC_WR_FAA, 8, 0);
+    ring(t, a);
+    ring(t, b);
+    EXPECT(run(t, 3000000), "did not go idle");
+    pair_payloads(t);
+    check_qp(t, a, "1MiB a");
+    check_qp(t, b, "1MiB b");
+    check_recs_all_sent(t, a, "1MiB a");
+    check_recs_all_sent(t, b, "1MiB b");
+    report("1 MiB WRITE_IMM/READ/SEND_IMM at mtu 4096 and 1024, PSN wrap at 2^24");
+    tb_free(t);
+}
+
+/* Several QPs in all four functions, random work, interleaved round-robin. */
+static void t_multi(double bp, uint64_t seed) {
+    tb_t *t = tb_new(seed, bp);
+    setup_fns(t);
+    tqp_t *q[6];
+    for (int i = 0; i < 6; i++)
+        q[i] = new_qp(t, (unsigned)i % NIC_FNS, (unsigned)(i * 5) % 16, 1 + (unsigned)i % 5,
+                      (uint32_t)prng_next(&t->rng) & 0xFFFFFF, true);
+    for (int r = 0; r < 3; r++) {
+        for (int i = 0; i < 6; i++) {
+            for (int k = 0; k < 4; k++) {
+                unsigned op = (unsigned)prng_below(&t->rng, 7);
+                uint32_t len = op >= NIC_WR_CAS ? 8 : (uint32_t)prng_below(&t->rng, 3 * mtu_bytes(q[i]->pmtu) + 2);
+                post(t, q[i], op, len, (uint8_t)prng_below(&t->rng, 4));
+            }
+            ring(t, q[i]);
+        }
+        EXPECT(run(t, 1000000), "did not go idle");
+    }
+    pair_payloads(t);
+    for (int i = 0; i < 6; i++) { check_qp(t, q[i], "multi"); check_recs_all_sent(t, q[i], "multi"); }
+    char name[80];
+    snprintf(name, sizeof name, "6 QPs in 4 functions, 72 random WQEs, %.0f%% back-pressure", bp * 100);
+    report(name);
+    tb_free(t);
+}
+
+/* Two QPs with long messages alternate packet by packet. */
+static void t_round_robin(void) {
+    tb_t *t = tb_new(11, 0.3);
+    setup_fns(t);
+    tqp_t *a = new_qp(t, 1, 2, 1, 100, true);
+    tqp_t *b = new_qp(t, 1, 7, 1, 200, true);
+    tqp_t *c = new_qp(t, 3, 0, 1, 300, true);
+    post(t, a, NIC_WR_WRITE, 256 * 20, 0);
+    post(t, b, NIC_WR_SEND, 256 * 20, 0);
+    post(t, c, NIC_WR_SEND, 256 * 20, 0);
+    ring(t, a); ring(t, b); ring(t, c);
+    EXPECT(run(t, 400000), "did not go idle");
+    pair_payloads(t);
+    check_qp(t, a, "rr"); check_qp(t, b, "rr"); check_qp(t, c, "rr");
+    for (int i = 0; i + 3 <= t->npkts && !failed; i += 3) {
+        uint32_t d0 = t->pkts[i].h.dest_qp, d1 = t->pkts[i + 1].h.dest_qp, d2 = t->pkts[i + 2].h.dest_qp;
+        EXPECT(d0 != d1 && d1 != d2 && d0 != d2, "packets %d..%d not round-robin", i, i + 2);
+    }
+    report("round-robin: 3 busy QPs send one packet each in turn");
+    tb_free(t);
+}
+
+/* Quiesce mid-message: at most the packet in flight follows; resume at the same PSN. */
+static void t_quiesce(void) {
+    tb_t *t = tb_new(13, 0.25);
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 2, 5, 2, 0xFFFFF8, true);
+    post(t, q, NIC_WR_SEND, 512 * 30 + 7, NIC_WQE_SOLICITED);
+    post(t, q, NIC_WR_WRITE, 512 * 4, 0);
+    ring(t, q);
+    while (t->npkts < 9 && !failed && t->cycle < 100000) step(t);
+    cfg_quiesce(t, q, true);
+    while (t->cfg_h != t->cfg_t && t->cycle < 200000) step(t);
+    int at = t->npkts;
+    for (int i = 0; i < 3000; i++) step(t);
+    int after = t->npkts - at;
+    EXPECT(after <= 1, "%d packets after the quiesce was taken", after);
+    EXPECT(t->st.fsm == RQ_IDLE && t->st.has_work == 0, "quiesced QP still scheduled");
+    req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(c.next_psn == ((0xFFFFF8u + (unsigned)t->npkts) & 0xFFFFFF) && c.offset == 512u * (unsigned)t->npkts,
+           "saved position psn %u offset %u after %d packets", (unsigned)c.next_psn, c.offset, t->npkts);
+    cfg_quiesce(t, q, false);
+    EXPECT(run(t, 400000), "did not go idle");
+    pair_payloads(t);
+    check_qp(t, q, "quiesce");
+    check_recs_all_sent(t, q, "quiesce");
+    report("quiesce mid-message: no packet split or repeated, resumes at the same PSN");
+    tb_free(t);
+}
+
+/* REWIND mid-stream: the retransmitted packets are byte-identical to the first ones. */
+static void t_rewind(void) {
+    tb_t *t = tb_new(17, 0.25);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 0, 6, 1, 0xFFFFFC, true);
+    post(t, q, NIC_WR_SEND, 100, 0);
+    post(t, q, NIC_WR_WRITE_IMM, 256 * 3 + 1, NIC_WQE_SOLICITED);   /* WQE 1: 4 packets */
+    post(t, q, NIC_WR_READ, 256 * 5, 0);
+    post(t, q, NIC_WR_SEND_IMM, 256 * 6, 0);
+    post(t, q, NIC_WR_CAS, 8, 0);
+    ring(t, q);
+    int nr = ref_packets(q, 0, q->nw, refbuf, MAXP);   /* 1 + 4 + 1 + 6 + 1 = 13 */
+    while (t->npkts < 9 && !failed && t->cycle < 100000) step(t);
+    push_ctl(t, NIC_REQ_REWIND, q->row, 1, q->wqe[1].psn);
+    while (t->ctl_h != t->ctl_t && t->cycle < 200000) step(t);
+    int x = t->npkts;                                     /* sent before the rewind took effect */
+    EXPECT(run(t, 400000), "did not go idle");
+    pair_payloads(t);
+    int j = 1;                                            /* first packet of WQE 1 */
+    EXPECT(t->npkts == x + nr - j, "%d packets, want %d + %d", t->npkts, x, nr - j);
+    for (int i = 0; i < x && i < nr && !failed; i++) check_pkt(t, &t->pkts[i], &refbuf[i], "rewind before", i);
+    for (int i = x; i < t->npkts && !failed; i++) check_pkt(t, &t->pkts[i], &refbuf[i - x + j], "rewind after", i);
+    for (int i = j; i < x && !failed; i++) {
+        const tpkt_t *o = &t->pkts[i], *n = &t->pkts[x + i - j];
+        EXPECT(desc_eq(&o->h, &n->h) && (o->h.payload_len == 0 ||
+                                          memcmp(o->pay, n->pay, o->h.payload_len) == 0),
+               "retransmitted packet %d differs from the original", i);
+    }
+    check_recs_all_sent(t, q, "rewind");                  /* no duplicate records */
+    report("REWIND mid-stream regenerates byte-identical packets, no duplicate wqe_rec");
+    tb_free(t);
+}
+
+/* NIC_OUTSTANDING: at most 16 started, unretired WQEs; RETIRED frees slots. */
+static void t_outstanding(void) {
+    tb_t *t = tb_new(19, 0.2);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 3, 15, 1, 5, true);
+    for (int i = 0; i < 20; i++) post(t, q, NIC_WR_SEND, 10, NIC_WQE_SIGNALED);
+    ring(t, q);
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == NIC_OUTSTANDING && t->npkts == NIC_OUTSTANDING, "%d recs %d packets before RETIRED",
+           t->nrecs, t->npkts);
+    push_ctl(t, NIC_REQ_RETIRED, q->row, 2, 0);
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == NIC_OUTSTANDING + 2, "%d recs after RETIRED(2)", t->nrecs);
+    push_ctl(t, NIC_REQ_RETIRED, q->row, 100, 0);          /* beyond sq_hi: ignored */
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == NIC_OUTSTANDING + 2, "RETIRED beyond the window freed slots");
+    push_ctl(t, NIC_REQ_RETIRED, q->row, 18, 0);
+    EXPECT(run(t, 200000), "did not go idle");
+    pair_payloads(t);
+    check_qp(t, q, "outstanding");
+    check_recs_all_sent(t, q, "outstanding");
+    report("at most NIC_OUTSTANDING unretired WQEs; RETIRED frees slots, bad index ignored");
+    tb_free(t);
+}
+
+/* STOP mid-stream flushes the rest, also WQEs rung later; nothing more is sent. */
+static void t_stop(void) {
+    tb_t *t = tb_new(23, 0.25);
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 1, 4, 1, 40, true);
+    for (int i = 0; i < 8; i++) post(t, q, NIC_WR_WRITE, 256 * 3, NIC_WQE_SIGNALED);
+    ring(t, q);
+    while (t->npkts < 7 && !failed && t->cycle < 100000) step(t);
+    push_ctl(t, NIC_REQ_STOP, q->row, 0, 0);
+    while (t->ctl_h != t->ctl_t && t->cycle < 200000) step(t);
+    int at = t->npkts;
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->npkts <= at + 1, "%d packets after STOP", t->npkts - at);
+    int sent = (t->npkts + 2) / 3;                        /* WQEs with at least one packet */
+    for (int i = 0; i < 3; i++) post(t, q, NIC_WR_SEND, 10, 0);
+    ring(t, q);
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->npkts <= at + 1, "doorbell after STOP sent packets");
+    nic_wqe_rec_t got[MAXR];
+    int n = recs_of(t, q, got, MAXR);
+    EXPECT(n == q->nw, "%d records for %d WQEs", n, q->nw);
+    for (int i = 0; i < n && !failed; i++) check_rec(&got[i], ref_rec(q, i, i >= sent, 0), q, i, "stop");
+    pair_payloads(t);
+    int nr = ref_packets(q, 0, q->nw, refbuf, MAXP);
+    for (int i = 0; i < t->npkts && i < nr && !failed; i++) check_pkt(t, &t->pkts[i], &refbuf[i], "stop", i);
+    report("STOP: current packet finishes, later WQEs (and new doorbells) flushed, none sent");
+    tb_free(t);
+}
+
+/* Malformed WQEs: LOC_QP_OP_ERR record, then the SQ flushes (rxe moves the QP to error). */
+static void t_bad_wqe(void) {
+    tb_t *t = tb_new(29, 0.2);
+    setup_fns(t);
+    tqp_t *q[3];
+    for (int k = 0; k < 3; k++) {
+        q[k] = new_qp(t, 0, (unsigned)(10 + k), 2, 1000u * (unsigned)k, true);
+        post(t, q[k], NIC_WR_SEND, 700, NIC_WQE_SIGNALED);
+        twqe_t *e = post(t, q[k], NIC_WR_CAS, 8, NIC_WQE_SIGNALED);
+        if (k == 0) e->w.opcode = 9;                      /* not a NIC_WR_* */
+        if (k == 1) e->w.length = 4;                      /* atomic length != 8 */
+        if (k == 2) e->w.remote_addr |= 4;                /* unaligned atomic */
+        hostmem_write(t->mem, q[k]->sq_base + 64ull * e->index, &e->w, sizeof e->w);
+        post(t, q[k], NIC_WR_SEND, 10, 0);
+        ring(t, q[k]);
+    }
+    EXPECT(run(t, 200000), "did not go idle");
+    for (int k = 0; k < 3 && !failed; k++) {
+        nic_wqe_rec_t got[8];
+        int n = recs_of(t, q[k], got, 8);
+        EXPECT(n == 3, "qp %d: %d records", k, n);
+        check_rec(&got[0], ref_rec(q[k], 0, false, 0), q[k], 0, "bad");
+        check_rec(&got[1], ref_rec(q[k], 1, false, NIC_WC_LOC_QP_OP_ERR), q[k], 1, "bad");
+        check_rec(&got[2], ref_rec(q[k], 2, true, 0), q[k], 2, "bad");
+        tpkt_t *c[8];
+        EXPECT(packets_of(t, q[k], c, 8) == 2, "qp %d: WQE 0 is 2 packets, nothing else", k);
+    }
+    report("bad opcode / atomic length / unaligned atomic: LOC_QP_OP_ERR record, rest flushed");
+    tb_free(t);
+}
+
+/* QP states: doorbell before RTS is kept; SQD finishes the started WQE only; ERR flushes;
+ * RESET clears; a doorbell for another qpn is ignored. */
+static void t_states(void) {
+    tb_t *t = tb_new(31, 0.2);
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 2, 8, 1, 0, false);              /* INIT */
+    post(t, q, NIC_WR_SEND, 256 * 6, 0);
+    post(t, q, NIC_WR_WRITE, 20, 0);
+    ring(t, q);
+    nic_db_t stray = {.fn = (nic_fn_t)q->fn, .num = (hls_u24)(q->qpn + 16), .index = 50};
+    t->dbq[t->db_t++ % QCAP] = stray;                     /* same row, other qpn */
+    EXPECT(run(t, 100000), "did not go idle");
+    EXPECT(t->npkts == 0, "sent %d packets in INIT", t->npkts);
+    cfg_state(t, q, NIC_QPS_INIT, NIC_QPS_RTR, 0);
+    q->psn = 0x777;
+    q->wqe[0].psn = 0x777;
+    q->wqe[1].psn = 0x777 + 6;
+    cfg_state(t, q, NIC_QPS_RTR, NIC_QPS_RTS, 0x777);
+    while (t->npkts < 2 && !failed && t->cycle < 100000) step(t);
+    cfg_state(t, q, NIC_QPS_RTS, NIC_QPS_SQD, 0);
+    EXPECT(run(t, 100000), "did not go idle");
+    EXPECT(t->npkts == 6 && t->nrecs == 1, "SQD: %d packets %d records, want 6 and 1", t->npkts, t->nrecs);
+    cfg_state(t, q, NIC_QPS_SQD, NIC_QPS_RTS, 0);
+    EXPECT(run(t, 100000), "did not go idle");
+    pair_payloads(t);
+    check_qp(t, q, "states");
+    check_recs_all_sent(t, q, "states");
+    /* ERR: posted-but-unstarted WQEs are flushed */
+    cfg_quiesce(t, q, true);
+    post(t, q, NIC_WR_SEND, 5, 0);
+    post(t, q, NIC_WR_READ, 5, 0);
+    ring(t, q);
+    EXPECT(run(t, 100000), "did not go idle");
+    cfg_state(t, q, NIC_QPS_RTS, NIC_QPS_ERR, 0);
+    EXPECT(run(t, 100000), "did not go idle");
+    nic_wqe_rec_t got[8];
+    int n = recs_of(t, q, got, 8);
+    EXPECT(n == 4, "%d records after ERR", n);
+    for (int i = 2; i < n && !failed; i++) check_rec(&got[i], ref_rec(q, i, true, 0), q, i, "err");
+    EXPECT(t->npkts == 7, "packets sent in ERR");
+    /* RESET clears the row; back to RTS the ring restarts at index 0 */
+    cfg_state(t, q, NIC_QPS_ERR, NIC_QPS_RESET, 0);
+    EXPECT(run(t, 100000), "did not go idle");
+    req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(c.sq_head == 0 && c.sq_tail == 0 && c.sq_hi == 0 && c.una == 0 && c.next_psn == 0 &&
+               !c.flushing && !c.quiesced && c.offset == 0, "RESET left send state behind");
+    report("INIT doorbell kept, stray qpn ignored, SQD drains the started WQE, ERR flushes, RESET clears");
+    tb_free(t);
+}
+
+/* Through roce_tx and roce_rx: the requester's streams are exactly roce_tx's input format,
+ * and the frames parse back to the same headers and payload. */
+static void t_wire(void) {
+    tb_t *t = tb_new(37, 0.2);
+    t->wire = true;
+    setup_fns(t);
+    tqp_t *a = new_qp(t, 1, 3, 1, 0xFFFFFD, true);
+    tqp_t *b = new_qp(t, 2, 12, 4, 77, true);
+    for (unsigned op = 0; op < 7; op++) {
+        post(t, a, op, op >= NIC_WR_CAS ? 8 : 600 + op, NIC_WQE_SOLICITED);
+        post(t, b, op, op >= NIC_WR_CAS ? 8 : 2048 * 2 + 63, NIC_WQE_SIGNALED);
+    }
+    post(t, a, NIC_WR_SEND, 0, 0);
+    ring(t, a);
+    ring(t, b);
+    EXPECT(run(t, 400000), "did not go idle");
+    for (int k = 0; k < 200; k++) step(t);                /* let the last frames through */
+    pair_payloads(t);
+    check_qp(t, a, "wire");
+    check_qp(t, b, "wire");
+    EXPECT(t->nrxd == t->npkts && (int)t->frames == t->npkts, "%d packets, %u frames, %d parsed",
+           t->npkts, t->frames, t->nrxd);
+    int pi = 0;
+    for (int i = 0; i < t->nrxd && i < t->npkts && !failed; i++) {
+        roce_hdr_t got = t->rxd[i].hdr, *want = &t->pkts[i].h;
+        EXPECT(t->rxd[i].status == ROCE_RX_OK, "frame %d: roce_rx status %u", i, (unsigned)t->rxd[i].status);
+        got.pad = want->pad;                              /* TX computes PadCnt itself */
+        EXPECT(desc_eq(&got, want), "frame %d: roce_rx parsed other headers (op 0x%02x psn %u)", i,
+               got.opcode, (unsigned)got.psn);
+        uint32_t n = (uint32_t)want->payload_len;
+        if (n) {
+            EXPECT(pi < t->nrxpay && t->rxpay_len[pi] == n && memcmp(t->rxpay[pi], t->pkts[i].pay, n) == 0,
+                   "frame %d: payload differs after roce_tx/roce_rx", i);
+            pi++;
+        }
+    }
+    report("through roce_tx and roce_rx: frames parse back to the same headers and payload");
+    tb_free(t);
+}
+
+int main(void) {
+    refbuf = calloc(MAXP, sizeof *refbuf);
+    capbuf = calloc(MAXP, sizeof *capbuf);
+    for (unsigned pmtu = 1; pmtu <= 5; pmtu++) t_mtu(pmtu, 0.0, 100 + pmtu);
+    for (unsigned pmtu = 1; pmtu <= 5; pmtu++) t_mtu(pmtu, 0.4, 200 + pmtu);
+    t_big_wrap();
+    t_multi(0.0, 41);
+    t_multi(0.5, 43);
+    t_round_robin();
+    t_quiesce();
+    t_rewind();
+    t_outstanding();
+    t_stop();
+    t_bad_wqe();
+    t_states();
+    t_wire();
+    free(refbuf);
+    free(capbuf);
+    return nfail ? 1 : 0;
+}
