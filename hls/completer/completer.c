@@ -1,0 +1,574 @@
+/* completer — the requester side of RC reliability (IB vol. 1 9.7.5.2, 9.9; rxe_comp.c).
+ *
+ * in:  cfg      NIC_CFG_QP rows from ctrl (other kinds are consumed and ignored)
+ *      wqe_rec  one record per started, rejected (status != 0) or flushed send WQE, in SQ order
+ *               per QP; taken in every state (one buffered) so req_ctl back-pressure never
+ *               holds it up
+ *      rx_pkt   a good response packet's headers, then ceil(payload_len/64) beats on rx_pay
+ *      dma_resp unused (writes are posted), ready tied high
+ * out: dma_req  READ response payload and atomic original values into local_addr
+ *      req_ctl  RETIRED / REWIND / STOP to the requester
+ *      cqe      send completions for cq_writer
+ *      ev       NIC_EV_QP_ERR to ctrl
+ *
+ * One event at a time: IDLE takes a cfg, a response packet, a wqe_rec or (when none waits)
+ * looks at one QP row for an expired timer, reads that row (CTX) and the ring slot of its
+ * oldest WQE, and walks the FSM below, one memory read, one DMA write or one output message
+ * per cycle; the row is written back in WB, one cycle before the next IDLE can read it
+ * again, so no forwarding is needed. docs/completer.md has the full description. */
+#include "completer.h"
+
+enum { /* FSM */
+    CP_IDLE = 0, CP_CTX, CP_DISPATCH, CP_EVAL, CP_RDATA, CP_ATOMIC, CP_COMPLETE, CP_RETIRED,
+    CP_ACT, CP_REWIND, CP_ERRCQE, CP_EV, CP_STOP, CP_FLUSH, CP_RECFLUSH, CP_DRAIN, CP_WB,
+    CP_HEAD,
+};
+enum { OP_CFG = 0, OP_PKT, OP_WREC, OP_TMO };
+enum { ACT_NONE = 0, ACT_RETRY, ACT_REWIND, ACT_RNR, ACT_FAIL };
+/* verdict of the response packet on the oldest outstanding WQE */
+enum { V_DONE = 0, V_RETIRE, V_RETRY, V_RNR, V_FATAL, V_RDATA, V_ATOMIC };
+
+/* IB vol. 1 table 9.7.5.2.8 (RNR NAK timer field) in 4 ns cycles. */
+static const uint32_t rnr_cycles[32] = {
+    163840000, 2500,    5000,     7500,     10000,    15000,    20000,    30000,
+    40000,     60000,   80000,    120000,   160000,   240000,   320000,   480000,
+    640000,    960000,  1280000,  1920000,  2560000,  3840000,  5120000,  7680000,
+    10240000,  15360000, 20480000, 30720000, 40960000, 61440000, 81920000, 122880000,
+};
+
+/* NIC_WR_* -> NIC_WC_* opcode of its completion. */
+static const uint8_t wc_of_wr[8] = {
+    NIC_WC_SEND, NIC_WC_SEND, NIC_WC_RDMA_WRITE, NIC_WC_RDMA_WRITE,
+    NIC_WC_RDMA_READ, NIC_WC_COMP_SWAP, NIC_WC_FETCH_ADD, NIC_WC_SEND,
+};
+
+/* 24-bit serial-number compare (IB 9.7.1): a before b. */
+HLS_INLINE bool psn_lt(uint32_t a, uint32_t b) { return (((hls_u24)a - (hls_u24)b) >> 23) & 1; }
+HLS_INLINE bool psn_le(uint32_t a, uint32_t b) { return !psn_lt(b, a); }
+
+HLS_INLINE bool needs_resp(uint8_t wr) {
+    return wr == NIC_WR_READ || wr == NIC_WR_CAS || wr == NIC_WR_FAA;
+}
+
+/* log2 of the path MTU in bytes (pmtu 1 = 256 ... 5 = 4096; out-of-range values clamp). */
+HLS_INLINE unsigned mtu_shift(uint8_t pmtu) {
+    return pmtu < 1 ? 8u : pmtu > 5 ? 12u : 7u + pmtu;
+}
+
+HLS_INLINE bool timer_on(const cmp_qpc_t *c) { return c->backoff || c->timeout != 0; }
+
+/* Local ACK timeout: 4.096 us * 2^exp = 1024 << exp cycles; backoff mode runs its own exponent. */
+HLS_INLINE uint64_t timeout_cycles(const cmp_qpc_t *c) {
+    unsigned e = (c->backoff ? c->cur_exp : c->timeout) & 31;
+    return (uint64_t)1024 << e;
+}
+
+HLS_INLINE void restart_timer(cmp_qpc_t *c, uint64_t now) {
+    c->armed = c->count != 0 && timer_on(c);
+    c->deadline = now + timeout_cycles(c);
+    c->rnr_wait = 0;
+}
+
+/* Forward progress: the retry counts are per message (IB 9.7.5.2.7) and backoff restarts. */
+HLS_INLINE void reset_retries(cmp_qpc_t *c) {
+    c->retries_left = c->retry_cnt & 7;
+    c->rnr_left = c->rnr_retry & 7;
+    c->cur_exp = c->backoff_first & 31;
+}
+
+HLS_INLINE nic_cqe_req_t make_cqe(const cmp_qpc_t *c, const cmp_wrec_t *w, uint8_t status) {
+    nic_cqe_req_t r = {0};
+    r.cq = (nic_cq_t)c->send_cq;
+    r.cqe.wr_id = w->wr_id;
+    bool atomic = w->opcode == NIC_WR_CAS || w->opcode == NIC_WR_FAA;
+    r.cqe.byte_len = atomic ? 8 : w->length;
+    r.cqe.qpn = c->qpn & 0xFFFFFF;
+    r.cqe.opcode = wc_of_wr[w->opcode & 7];
+    r.cqe.status = status;
+    return r;
+}
+
+HLS_INLINE nic_req_ctl_t make_ctl(uint8_t kind, nic_qp_t qp, uint16_t idx, uint32_t psn) {
+    nic_req_ctl_t r = {0};
+    r.kind = kind;
+    r.qp = qp;
+    r.wqe_index = idx;
+    r.psn = (hls_u24)psn;
+    return r;
+}
+
+/* What the response packet (latched in st) means for the oldest outstanding WQE w. */
+HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint8_t *status) {
+    uint32_t p = (uint32_t)st->p_psn;
+    uint8_t op = st->p_op;
+    unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 2 reserved, 3 NAK */
+    bool resp = needs_resp(w->opcode);
+    bool before = psn_lt(w->last_psn, p);     /* the packet is for a later WQE */
+    *status = NIC_WC_SUCCESS;
+    if (op == ROCE_OP_ACKNOWLEDGE && syn_type == 0) {
+        /* coalesced ACK: everything up to p arrived; a READ/atomic at or before p whose
+         * response we have not seen lost it (9.7.5.1.4), go back to it */
+        if (!resp) return psn_le(w->last_psn, p) ? V_RETIRE : V_DONE;
+        return psn_le(w->first_psn, p) ? V_RETRY : V_DONE;
+    }
+    if (op == ROCE_OP_ACKNOWLEDGE && syn_type == 2) return V_DONE;
+    /* every other response is in PSN order behind all earlier WQEs: they are implicitly
+     * acknowledged, or, for READ/atomic, their responses were lost (rxe check_psn) */
+    if (before) return resp ? V_RETRY : V_RETIRE;
+    if (psn_lt(p, w->first_psn)) return V_DONE; /* stale: for an already retired WQE */
+    if (op == ROCE_OP_ACKNOWLEDGE) {
+        if (syn_type == 1) return V_RNR;
+        switch (st->p_syn & 0x1f) {
+        case 0: return V_RETRY; /* PSN sequence error: resend the message containing p */
+        case 1: *status = NIC_WC_REM_INV_REQ_ERR; return V_FATAL;
+        case 2: *status = NIC_WC_REM_ACCESS_ERR; return V_FATAL;
+        case 3: *status = NIC_WC_REM_OP_ERR; return V_FATAL;
+        default: return V_DONE;
+        }
+    }
+    if (op == ROCE_OP_ATOMIC_ACKNOWLEDGE)
+        return (w->opcode == NIC_WR_CAS || w->opcode == NIC_WR_FAA) && p == w->first_psn
+                   ? V_ATOMIC : V_DONE;
+    /* READ RESPONSE: exactly the next PSN, opcode and length (9.7.5.1.3, rxe check_ack) */
+    unsigned sh = mtu_shift(st->c.pmtu);
+    uint32_t mtu = 1u << sh;
+    uint64_t done = (uint64_t)st->c.rd_off << sh;
+    uint32_t rem = (uint64_t)w->length > done ? (uint32_t)(w->length - done) : 0;
+    bool first = st->c.rd_off == 0;
+    bool last = p == w->last_psn;
+    uint32_t len = st->p_len;
+    bool ok_op = (op == ROCE_OP_READ_RESPONSE_FIRST && first && !last && len == mtu) ||
+                 (op == ROCE_OP_READ_RESPONSE_MIDDLE && !first && !last && len == mtu) ||
+                 (op == ROCE_OP_READ_RESPONSE_LAST && !first && last && len == rem) ||
+                 (op == ROCE_OP_READ_RESPONSE_ONLY && first && last && len == rem);
+    bool ok_psn = (hls_u24)p == (hls_u24)(w->first_psn + st->c.rd_off);
+    return w->opcode == NIC_WR_READ && ok_op && ok_psn ? V_RDATA : V_DONE;
+}
+
+/* Leave the event: drain what is left of the packet's payload, then write the row back. */
+HLS_INLINE void finish(completer_state *st) { st->phase = st->beats_left ? CP_DRAIN : CP_WB; }
+
+/* The oldest WQE left the ring; read the next one (its data is in rdata next cycle). */
+HLS_INLINE void pop_head(completer_state *st, uint16_t idx) {
+    st->c.head = (st->c.head + 1) & (NIC_OUTSTANDING - 1);
+    st->c.count = st->c.count - 1;
+    st->c.rd_off = 0;
+    st->next_idx = idx + 1;
+    hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | st->c.head);
+}
+
+HLS_INLINE void start_event(completer_state *st, unsigned op, nic_qp_t qp) {
+    st->op = op;
+    st->qp = qp;
+    st->act = ACT_NONE;
+    st->progress = 0;
+    st->retired = 0;
+    st->beats_left = 0;
+    st->wr_off = 0;
+    hls_mem_read(&st->qpc, qp);
+    st->phase = CP_CTX;
+}
+
+HLS_TOP void completer(const completer_in *in, completer_out *out, completer_state *st) {
+    const cmp_wrec_t h = st->ring.hls_mem_rdata; /* oldest WQE of st->qp, once read */
+    const uint64_t now = st->now;
+    const unsigned phase = st->phase;
+    out->dma_resp_ready = 1;
+    out->acks = st->acks;
+    out->naks = st->naks;
+    out->timeouts = st->timeouts;
+    out->retries = st->retries;
+    out->cqes = st->cqes;
+    out->dropped = st->dropped;
+
+    switch (st->phase) {
+    case CP_IDLE: {
+        /* priority: configuration, then responses and new WQEs alternating with the timer
+         * scan (scan_turn), so a busy block still looks at every timer; idle, it scans */
+        bool rec_avail = st->rb_valid || in->wqe_rec.valid; /* the buffered one is older */
+        bool scan_now = !(in->rx_pkt.valid || rec_avail) || st->scan_turn;
+        if (in->cfg.valid) {
+            const nic_cfg_t *g = &in->cfg.data;
+            out->cfg_ready = 1;
+            cmp_qpc_t f = {0};
+            f.state = g->attr.state;
+            f.qpn = (uint32_t)g->attr.qpn;
+            f.pmtu = g->attr.pmtu;
+            f.timeout = g->attr.timeout;
+            f.retry_cnt = g->attr.retry_cnt;
+            f.rnr_retry = g->attr.rnr_retry;
+            f.backoff = g->attr.backoff;
+            f.backoff_first = g->attr.backoff_first;
+            f.backoff_cap = g->attr.backoff_cap;
+            f.send_cq = g->attr.send_cq;
+            st->cf = f;
+            if (g->kind == NIC_CFG_QP) start_event(st, OP_CFG, g->qp);
+        } else if (scan_now) {
+            start_event(st, OP_TMO, st->scan);
+            st->scan = st->scan + 1;
+        } else if (in->rx_pkt.valid) {
+            const roce_hdr_t *r = &in->rx_pkt.data.hdr;
+            out->rx_pkt_ready = 1;
+            st->p_op = r->opcode;
+            st->p_psn = r->psn;
+            st->p_qpn = r->dest_qp;
+            st->p_syn = r->aeth_syndrome;
+            st->p_orig = r->atomic_orig;
+            st->p_len = r->payload_len;
+            nic_qp_t qp = (nic_qp_t)(((unsigned)in->rx_pkt.data.fn << NIC_QP_SLOT_BITS) |
+                                     ((unsigned)r->dest_qp & (NIC_QP_PER_FN - 1)));
+            start_event(st, OP_PKT, qp);
+            st->beats_left = (uint16_t)(((unsigned)r->payload_len + 63) >> 6);
+        } else if (rec_avail) {
+            const nic_wqe_rec_t w = st->rb_valid ? st->rb : in->wqe_rec.data;
+            out->wqe_rec_ready = !st->rb_valid;
+            st->rb_valid = 0;
+            cmp_wrec_t x = {0};
+            x.wr_id = w.wr_id;
+            x.local_addr = w.local_addr;
+            x.length = w.length;
+            x.first_psn = (uint32_t)w.first_psn;
+            x.last_psn = (uint32_t)w.last_psn;
+            x.wqe_index = w.wqe_index;
+            x.opcode = w.wr_opcode;
+            x.signaled = w.signaled;
+            x.status = w.flush ? (uint8_t)NIC_WC_WR_FLUSH_ERR : w.status;
+            st->rec = x;
+            st->rec_flush = w.flush;
+            start_event(st, OP_WREC, w.qp);
+        }
+        if (!in->cfg.valid) st->scan_turn = !scan_now;
+        break;
+    }
+    case CP_CTX: {
+        cmp_qpc_t c = st->qpc.hls_mem_rdata;
+        st->c = c;
+        hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) |
+                                    (c.head & (NIC_OUTSTANDING - 1)));
+        bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
+        bool expired = c.armed && live && c.count != 0 && now >= c.deadline;
+        st->phase = st->op == OP_TMO && !expired ? CP_IDLE : CP_DISPATCH;
+        break;
+    }
+    case CP_DISPATCH: {
+        cmp_qpc_t c = st->c;
+        bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
+        switch (st->op) {
+        case OP_CFG: {
+            /* ->RESET clears the row; otherwise the attributes are copied and a new message
+             * count starts; ->ERR flushes what is outstanding (9.9.2) */
+            cmp_qpc_t f = st->cf;
+            if (f.state == NIC_QPS_RESET) {
+                c = (cmp_qpc_t){0};
+            } else {
+                c.state = f.state;
+                c.qpn = f.qpn;
+                c.pmtu = f.pmtu;
+                c.timeout = f.timeout;
+                c.retry_cnt = f.retry_cnt;
+                c.rnr_retry = f.rnr_retry;
+                c.backoff = f.backoff;
+                c.backoff_first = f.backoff_first;
+                c.backoff_cap = f.backoff_cap;
+                c.send_cq = f.send_cq;
+                reset_retries(&c);
+            }
+            st->c = c;
+            st->phase = f.state == NIC_QPS_ERR ? CP_FLUSH : CP_WB;
+            break;
+        }
+        case OP_WREC: {
+            /* a flush record waits in the ring behind outstanding WQEs (CQEs in SQ order);
+             * with nothing ahead of it, or no room, it completes at once */
+            bool room = live && c.count < NIC_OUTSTANDING;
+            if (c.state == NIC_QPS_ERR || (st->rec_flush && !(room && c.count != 0))) {
+                st->phase = CP_RECFLUSH;
+            } else if (room) {
+                uint32_t slot = (c.head + c.count) & (NIC_OUTSTANDING - 1);
+                hls_mem_write(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | slot,
+                              st->rec);
+                st->phase = CP_WB;
+                if (c.count == 0) {
+                    c.count = 1;
+                    c.rd_off = 0;
+                    reset_retries(&c);
+                    if (st->rec.status == NIC_WC_SUCCESS) {
+                        restart_timer(&c, now); /* the timer runs while anything is outstanding */
+                    } else {
+                        /* not sent: it is the oldest, it fails now and never waits */
+                        c.armed = 0;
+                        c.rnr_wait = 0;
+                        st->phase = CP_HEAD;
+                    }
+                } else {
+                    c.count = c.count + 1;
+                }
+                st->c = c;
+            } else {
+                st->phase = CP_WB; /* no QP to hold it: the requester broke the contract */
+            }
+            break;
+        }
+        case OP_TMO:
+            if (c.rnr_wait) {
+                st->act = ACT_REWIND; /* RNR wait over: resend, the RNR retry was counted */
+            } else {
+                st->timeouts = st->timeouts + 1;
+                st->act = ACT_RETRY;
+            }
+            st->phase = CP_ACT;
+            break;
+        default: /* OP_PKT */
+            if (!live || c.count == 0 || c.qpn != (uint32_t)st->p_qpn) {
+                st->dropped = st->dropped + 1;
+                finish(st);
+            } else {
+                st->phase = CP_EVAL;
+            }
+            break;
+        }
+        break;
+    }
+    case CP_EVAL: {
+        /* one verdict per cycle on the oldest WQE; retiring loops on the next one. A WQE the
+         * requester did not send (status != 0) completes as soon as it is the oldest: a flush
+         * record with WR_FLUSH_ERR, a rejected WQE with its status and then the QP fails. */
+        uint8_t status = 0;
+        bool any = st->c.count != 0;
+        unsigned v = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT
+                         ? verdict(st, &h, &status) : V_DONE;
+        st->act_status = status;
+        if (any && h.status == NIC_WC_WR_FLUSH_ERR) {
+            out->cqe.valid = 1;
+            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_WR_FLUSH_ERR);
+            if (in->cqe_ready) {
+                st->cqes = st->cqes + 1;
+                st->retired = 1;
+                pop_head(st, h.wqe_index);
+            }
+        } else if (any && h.status != NIC_WC_SUCCESS) {
+            st->act_status = h.status;
+            st->act = ACT_FAIL;
+            st->phase = CP_RETIRED;
+        } else if (v == V_RETIRE) {
+            out->cqe.valid = h.signaled;
+            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_SUCCESS);
+            if (!h.signaled || in->cqe_ready) {
+                if (h.signaled) st->cqes = st->cqes + 1;
+                st->progress = 1;
+                st->retired = 1;
+                pop_head(st, h.wqe_index);
+            }
+        } else if (v == V_RDATA) {
+            st->progress = 1;
+            st->phase = st->beats_left ? CP_RDATA : CP_COMPLETE;
+        } else if (v == V_ATOMIC) {
+            st->progress = 1;
+            st->phase = CP_ATOMIC;
+        } else {
+            st->act = v == V_RETRY ? ACT_RETRY : v == V_RNR ? ACT_RNR : v == V_FATAL ? ACT_FAIL
+                                                                                    : ACT_NONE;
+            st->phase = CP_RETIRED;
+        }
+        break;
+    }
+    case CP_RDATA: {
+        /* payload beat -> one DMA write at local_addr + (psn - first_psn) * mtu + 64 i */
+        uint32_t left = (uint32_t)st->p_len - st->wr_off;
+        nic_dma_req_t d = {0};
+        d.write = 1;
+        d.addr = h.local_addr + ((uint64_t)st->c.rd_off << mtu_shift(st->c.pmtu)) + st->wr_off;
+        d.len = left > 64 ? 64 : left;
+        d.data = in->rx_pay.data.data;
+        out->dma_req.valid = in->rx_pay.valid;
+        out->dma_req.data = d;
+        out->rx_pay_ready = in->dma_req_ready;
+        if (hls_fire(in->rx_pay.valid, in->dma_req_ready)) {
+            st->wr_off = st->wr_off + 64;
+            st->beats_left = st->beats_left - 1;
+            if (st->beats_left == 0) st->phase = CP_COMPLETE;
+        }
+        break;
+    }
+    case CP_ATOMIC: {
+        /* AtomicAckETH original remote data, little-endian as the host reads a uint64_t */
+        nic_dma_req_t d = {0};
+        d.write = 1;
+        d.addr = h.local_addr;
+        d.len = 8;
+        d.data = st->p_orig;
+        out->dma_req.valid = 1;
+        out->dma_req.data = d;
+        if (in->dma_req_ready) st->phase = CP_COMPLETE;
+        break;
+    }
+    case CP_COMPLETE: {
+        /* a READ response that is not the last moves rd_off; the last one, or an atomic ACK,
+         * completes the WQE (after its data write: same DMA port, so ordered before the CQE) */
+        bool whole = st->p_op != ROCE_OP_READ_RESPONSE_FIRST &&
+                     st->p_op != ROCE_OP_READ_RESPONSE_MIDDLE;
+        if (!whole) {
+            st->c.rd_off = st->c.rd_off + 1;
+            st->phase = CP_RETIRED;
+        } else {
+            out->cqe.valid = h.signaled;
+            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_SUCCESS);
+            if (!h.signaled || in->cqe_ready) {
+                if (h.signaled) st->cqes = st->cqes + 1;
+                st->retired = 1;
+                pop_head(st, h.wqe_index);
+                st->phase = CP_EVAL; /* the next WQE may be one that was not sent */
+            }
+        }
+        break;
+    }
+    case CP_RETIRED:
+        /* tell the requester which slots are free before any REWIND / STOP */
+        out->req_ctl.valid = st->retired;
+        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, st->qp, st->next_idx, 0);
+        if (!st->retired || in->req_ctl_ready) st->phase = CP_ACT;
+        break;
+    case CP_ACT: {
+        cmp_qpc_t c = st->c;
+        if (st->progress) {
+            reset_retries(&c);
+            restart_timer(&c, now);
+        }
+        bool counted = st->progress || st->act != ACT_NONE;
+        if (st->op == OP_PKT) {
+            bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) != 0;
+            if (counted && nak) st->naks = st->naks + 1;
+            if (counted && !nak) st->acks = st->acks + 1;
+            if (!counted) st->dropped = st->dropped + 1;
+        }
+        switch (st->act) {
+        case ACT_RETRY: /* 9.7.5.2.2: one retry of the message, bounded by retry_cnt */
+            if (c.retries_left == 0) {
+                st->act_status = NIC_WC_RETRY_EXC_ERR;
+                st->phase = CP_ERRCQE;
+            } else {
+                c.retries_left = c.retries_left - 1;
+                st->phase = CP_REWIND;
+            }
+            break;
+        case ACT_REWIND:
+            st->phase = CP_REWIND;
+            break;
+        case ACT_RNR: /* 9.7.5.2.8: wait the peer's RNR timer, then resend; 7 = infinite */
+            if (c.rnr_left == 0) {
+                st->act_status = NIC_WC_RNR_RETRY_EXC_ERR;
+                st->phase = CP_ERRCQE;
+            } else {
+                if (c.rnr_retry != 7) c.rnr_left = c.rnr_left - 1;
+                c.armed = 1;
+                c.rnr_wait = 1;
+                c.deadline = now + rnr_cycles[st->p_syn & 31];
+                finish(st);
+            }
+            break;
+        case ACT_FAIL:
+            st->phase = CP_ERRCQE;
+            break;
+        default:
+            finish(st);
+            break;
+        }
+        st->c = c;
+        break;
+    }
+    case CP_REWIND: {
+        /* resend the oldest WQE from its first PSN; the responder treats what it already has
+         * as duplicates. Backoff mode doubles the next timeout up to the cap (DA3). */
+        out->req_ctl.valid = 1;
+        out->req_ctl.data = make_ctl(NIC_REQ_REWIND, st->qp, h.wqe_index, h.first_psn);
+        if (in->req_ctl_ready) {
+            cmp_qpc_t c = st->c;
+            if (st->act == ACT_RETRY && c.backoff && c.cur_exp < c.backoff_cap)
+                c.cur_exp = c.cur_exp + 1;
+            c.rd_off = 0;
+            restart_timer(&c, now);
+            st->c = c;
+            st->retries = st->retries + 1;
+            finish(st);
+        }
+        break;
+    }
+    case CP_ERRCQE:
+        /* an error completion is always reported, signaled or not (10.7.3.1) */
+        out->cqe.valid = 1;
+        out->cqe.data = make_cqe(&st->c, &h, st->act_status);
+        if (in->cqe_ready) {
+            st->cqes = st->cqes + 1;
+            pop_head(st, h.wqe_index);
+            st->phase = CP_EV;
+        }
+        break;
+    case CP_EV:
+        out->ev.valid = 1;
+        out->ev.data.kind = NIC_EV_QP_ERR;
+        out->ev.data.qp = st->qp;
+        out->ev.data.cq = (nic_cq_t)st->c.send_cq;
+        out->ev.data.detail = st->act_status;
+        if (in->ev_ready) st->phase = CP_STOP;
+        break;
+    case CP_STOP:
+        out->req_ctl.valid = 1;
+        out->req_ctl.data = make_ctl(NIC_REQ_STOP, st->qp, st->next_idx, 0);
+        if (in->req_ctl_ready) st->phase = CP_FLUSH;
+        break;
+    case CP_FLUSH:
+        /* the QP is in error: every outstanding WQE completes with WR_FLUSH_ERR */
+        if (st->c.count == 0) {
+            st->c.state = NIC_QPS_ERR;
+            st->c.armed = 0;
+            st->c.rnr_wait = 0;
+            finish(st);
+        } else {
+            out->cqe.valid = 1;
+            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_WR_FLUSH_ERR);
+            if (in->cqe_ready) {
+                st->cqes = st->cqes + 1;
+                pop_head(st, h.wqe_index);
+            }
+        }
+        break;
+    case CP_RECFLUSH:
+        out->cqe.valid = 1;
+        out->cqe.data = make_cqe(&st->c, &st->rec, NIC_WC_WR_FLUSH_ERR);
+        if (in->cqe_ready) {
+            st->cqes = st->cqes + 1;
+            st->phase = CP_WB;
+        }
+        break;
+    case CP_DRAIN:
+        /* payload of a packet that writes nothing: consume and drop its beats */
+        out->rx_pay_ready = 1;
+        if (in->rx_pay.valid) {
+            st->beats_left = st->beats_left - 1;
+            if (st->beats_left == 0) st->phase = CP_WB;
+        }
+        break;
+    case CP_HEAD:
+        /* the record written in DISPATCH is the oldest: read it back for EVAL */
+        hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) |
+                                    (st->c.head & (NIC_OUTSTANDING - 1)));
+        st->phase = CP_EVAL;
+        break;
+    default: /* CP_WB */
+        hls_mem_write(&st->qpc, st->qp, st->c);
+        st->phase = CP_IDLE;
+        break;
+    }
+
+    /* wqe_rec is never held up by an event in progress (e.g. one waiting for req_ctl_ready):
+     * one record is buffered and handled at the next IDLE (docs/completer.md, deadlock) */
+    if (phase != CP_IDLE && !st->rb_valid) {
+        out->wqe_rec_ready = 1;
+        if (in->wqe_rec.valid) {
+            st->rb = in->wqe_rec.data;
+            st->rb_valid = 1;
+        }
+    }
+
+    st->now = now + 1;
+}

@@ -1,0 +1,119 @@
+/* completer.h — ports, context rows and registers of the completer block (docs/completer.md).
+ * Private to hls/completer: the contract types come from nic_if.h. */
+#ifndef COMPLETER_H
+#define COMPLETER_H
+
+#include "hls.h"
+#include "nic_if.h"
+#include "nic_types.h"
+
+typedef struct {
+    HLS_STREAM(nic_cfg_t) cfg;
+    HLS_STREAM(nic_wqe_rec_t) wqe_rec;
+    HLS_STREAM(nic_rx_pkt_t) rx_pkt;
+    HLS_STREAM(nic_beat_t) rx_pay;
+    HLS_STREAM(nic_dma_resp_t) dma_resp; /* unused: the completer only writes */
+    bool dma_req_ready;
+    bool req_ctl_ready;
+    bool cqe_ready;
+    bool ev_ready;
+} completer_in;
+
+typedef struct {
+    bool cfg_ready;
+    bool wqe_rec_ready;
+    bool rx_pkt_ready;
+    bool rx_pay_ready;
+    bool dma_resp_ready;
+    HLS_STREAM(nic_dma_req_t) dma_req;
+    HLS_STREAM(nic_req_ctl_t) req_ctl;
+    HLS_STREAM(nic_cqe_req_t) cqe;
+    HLS_STREAM(nic_event_t) ev;
+    /* counters, mirrored from state */
+    uint32_t acks;     /* response packets that moved a QP forward (ACK, READ resp, atomic ACK) */
+    uint32_t naks;     /* NAK / RNR NAK packets acted upon */
+    uint32_t timeouts; /* local ACK timer expiries */
+    uint32_t retries;  /* REWINDs sent */
+    uint32_t cqes;     /* CQEs sent */
+    uint32_t dropped;  /* response packets that matched nothing (ghost, duplicate, stale) */
+} completer_out;
+
+/* One QP context row (32 bytes, no padding: memory words are compared byte for byte, so
+ * only whole standard integers; PSNs are 24-bit values kept in uint32_t). */
+typedef struct {
+    uint64_t deadline;     /* cycle at which the armed timer fires */
+    uint32_t qpn;          /* from cfg */
+    uint32_t rd_off;       /* READ responses received in the head WQE (next PSN = first + rd_off) */
+    uint8_t state;         /* NIC_QPS_* (from cfg) */
+    uint8_t pmtu;          /* from cfg: enum ibv_mtu */
+    uint8_t timeout;       /* from cfg: local ACK timeout exponent, 0 = infinite */
+    uint8_t retry_cnt;     /* from cfg */
+    uint8_t rnr_retry;     /* from cfg: 7 = infinite */
+    uint8_t backoff;       /* from cfg: DA3 backoff mode */
+    uint8_t backoff_first; /* from cfg */
+    uint8_t backoff_cap;   /* from cfg */
+    uint8_t send_cq;       /* from cfg */
+    uint8_t head;          /* ring slot of the oldest outstanding WQE, 0..NIC_OUTSTANDING-1 */
+    uint8_t count;         /* outstanding WQEs, 0..NIC_OUTSTANDING */
+    uint8_t retries_left;
+    uint8_t rnr_left;
+    uint8_t armed;         /* timer armed */
+    uint8_t cur_exp;       /* backoff mode: exponent of the running timeout */
+    uint8_t rnr_wait;      /* the armed timer is an RNR wait, not the ACK timeout */
+} cmp_qpc_t;
+_Static_assert(sizeof(cmp_qpc_t) == 32, "qpc row: no padding");
+
+/* One outstanding WQE (a wqe_rec without qp/flush), 40 bytes. A memory word may hold only
+ * whole standard integers and no padding, so the 7 bytes after `status` are explicit
+ * reserved fields (always 0). */
+typedef struct {
+    uint64_t wr_id;
+    uint64_t local_addr;
+    uint32_t length;
+    uint32_t first_psn;
+    uint32_t last_psn;
+    uint16_t wqe_index;
+    uint8_t opcode;        /* NIC_WR_* */
+    uint8_t signaled;
+    uint8_t status;        /* 0: sent; else not sent, completes with this NIC_WC_* status when it
+                              is the oldest (WR_FLUSH_ERR: a flush record queued behind others) */
+    uint8_t rsvd8;
+    uint16_t rsvd16;
+    uint32_t rsvd32;
+} cmp_wrec_t;
+_Static_assert(sizeof(cmp_wrec_t) == 40, "ring row: no padding");
+
+typedef struct {
+    HLS_MEM(cmp_qpc_t, NIC_QPS) qpc;
+    HLS_MEM(cmp_wrec_t, NIC_QPS * NIC_OUTSTANDING) ring; /* row qp * NIC_OUTSTANDING + slot */
+    uint64_t now;           /* free-running cycle counter: the time base (4 ns) */
+    hls_uint(5) phase;      /* FSM state (CP_*) */
+    hls_uint(2) op;         /* event being handled (OP_*) */
+    hls_uint(3) act;        /* what the handled event asks for after retiring (ACT_*) */
+    uint8_t act_status;     /* NIC_WC_* status of ACT_FAIL */
+    nic_qp_t qp;            /* row of the event being handled */
+    nic_qp_t scan;          /* next row the timer scan looks at */
+    bool scan_turn;         /* the scan goes before the next packet / wqe_rec */
+    cmp_qpc_t c;            /* working copy of the row, written back in CP_WB */
+    cmp_qpc_t cf;           /* latched cfg, in row form */
+    cmp_wrec_t rec;         /* latched wqe_rec */
+    bool rec_flush;
+    nic_wqe_rec_t rb;       /* a wqe_rec taken while an event was being handled */
+    bool rb_valid;
+    uint8_t p_op;           /* latched response: BTH opcode, PSN, AETH syndrome, ... */
+    hls_u24 p_psn;
+    hls_u24 p_qpn;
+    uint8_t p_syn;
+    uint64_t p_orig;
+    uint16_t p_len;
+    uint16_t beats_left;    /* payload beats of the packet not yet consumed */
+    uint16_t wr_off;        /* payload bytes already written */
+    bool progress;          /* the packet moved the QP forward */
+    bool retired;           /* ... and retired at least one WQE */
+    uint16_t next_idx;      /* SQ index after the last retired WQE */
+    uint32_t acks, naks, timeouts, retries, cqes, dropped;
+} completer_state;
+
+void completer(const completer_in *in, completer_out *out, completer_state *st);
+
+#endif /* COMPLETER_H */
