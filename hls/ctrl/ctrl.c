@@ -142,6 +142,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
             cfg.kind = NIC_CFG_FN;
             cfg.mac = c->mac;
             cfg.ip = c->ip;
+            cfg.valid = true; /* the function now has an address: rx_dispatch accepts for it */
             need = TO_REQ | TO_RESP | TO_RXD;
         }
         break;

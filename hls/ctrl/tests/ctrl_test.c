@@ -357,7 +357,7 @@ static void test_mr_fn(void) {
     c = c_op(NIC_CMD_SET_FN, 2, 0); c.mac = 0x02000000abcdull; c.ip = 0x0a000102;
     CHECK(run(c).status == 0, "set_fn");
     CHECK(total_cfg() == n0 + 3 && tb.ncfg[O_RXD] == 1 && tb.cfg[O_RXD][0].kind == NIC_CFG_FN &&
-          tb.cfg[O_RXD][0].mac == 0x02000000abcdull && tb.cfg[O_RXD][0].ip == 0x0a000102 && tb.cfg[O_RXD][0].fn == 2 &&
+          tb.cfg[O_RXD][0].mac == 0x02000000abcdull && tb.cfg[O_RXD][0].ip == 0x0a000102 && tb.cfg[O_RXD][0].fn == 2 && tb.cfg[O_RXD][0].valid &&
           tb.ncfg[O_REQ] == 1 && tb.ncfg[O_COMP] == 0, "set_fn fan-out");
     c.mac = 0x03000000abcdull;
     r = run(c);
