@@ -180,6 +180,7 @@ hostmem_t *nic_tb_mem(nic_tb_t *tb, unsigned nic) { return tb->nic[nic].mem; }
 wire_t *nic_tb_wire(nic_tb_t *tb) { return tb->w; }
 const char *nic_tb_mismatch(const nic_tb_t *tb) { return tb->mismatch[0] ? tb->mismatch : NULL; }
 bool nic_tb_has_stream(const nic_tb_t *tb, const char *name) { return find_stream(tb, name) >= 0; }
+uint8_t *nic_tb_c_state(nic_tb_t *tb, unsigned nic) { return tb->nic[nic].st; }
 uint64_t nic_tb_frames_sent(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].frames_sent; }
 uint64_t nic_tb_frames_received(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].frames_rcvd; }
 

@@ -83,6 +83,8 @@ int nic_tb_pop(nic_tb_t *tb, unsigned nic, const char *name, void *data, size_t 
 /* Items waiting: queued on an input stream, or produced and not popped on an output. */
 unsigned nic_tb_pending(const nic_tb_t *tb, unsigned nic, const char *name);
 bool nic_tb_has_stream(const nic_tb_t *tb, const char *name);
+/* Debugging only: the C model's state bytes of nic (the composite's state struct). */
+uint8_t *nic_tb_c_state(nic_tb_t *tb, unsigned nic);
 /* Value of an output port leaf that is not a stream (a counter), by name; 0 if absent. */
 uint64_t nic_tb_out(const nic_tb_t *tb, unsigned nic, const char *name);
 

@@ -1,0 +1,153 @@
+/* responder.h — ports, context tables and registers of the RC responder (docs/responder.md).
+ * Private to hls/responder: the streams themselves are the nic_if.h contract; the table
+ * layouts below are this block's own (live migration saves them as they are). */
+#ifndef RESPONDER_H
+#define RESPONDER_H
+
+#include "hls.h"
+#include "nic_if.h"
+#include "nic_types.h"
+
+/* ---- QP context row (HLS_MEM word: fields ordered by size so the struct has no padding) */
+enum { RSP_OPEN_NONE = 0, RSP_OPEN_SEND = 1, RSP_OPEN_WRITE = 2 }; /* message in progress */
+typedef struct {
+    uint64_t dst_mac;      /* cfg: peer MAC */
+    uint64_t rq_base;      /* cfg: RQ ring */
+    uint64_t wqe_id;       /* open SEND: the RQ WQE's wr_id */
+    uint64_t addr;         /* open SEND: buffer base; open WRITE: va of the next byte */
+    uint32_t qpn;          /* cfg: this QP's number (24 bits) */
+    uint32_t dest_qpn;     /* cfg */
+    uint32_t dst_ip;       /* cfg */
+    uint32_t pd;           /* cfg */
+    uint32_t epsn;         /* expected PSN (24 bits) */
+    uint32_t msn;          /* completed messages (24 bits) */
+    uint32_t len;          /* open SEND: buffer length; open WRITE: bytes still to come */
+    uint32_t off;          /* open SEND: bytes received; open WRITE: the RETH length */
+    uint16_t rq_head;      /* next RQ WQE to consume (free-running) */
+    uint16_t rq_tail;      /* producer index from the last doorbell */
+    uint16_t udp_sport;    /* cfg */
+    uint8_t state;         /* NIC_QPS_* as this block sees it (ERR early on a fatal NAK) */
+    uint8_t pmtu;          /* cfg: enum ibv_mtu */
+    uint8_t access;        /* cfg: NIC_ACC_REMOTE_* allowed on this QP */
+    uint8_t rq_log;        /* cfg */
+    uint8_t recv_cq;       /* cfg: cq row of receive completions */
+    uint8_t min_rnr;       /* cfg: min_rnr_timer, sent in RNR NAKs */
+    uint8_t open;          /* RSP_OPEN_* */
+    uint8_t nak_pending;   /* a PSN sequence error NAK is out; stay quiet until epsn arrives */
+    uint8_t quiesced;      /* cfg: drop requests without answer */
+    uint8_t atom_next;     /* next replay-cache slot to fill */
+} rsp_qpc_t;               /* 80 bytes */
+
+/* ---- MR row: row = fn * NIC_MR_PER_FN + (key >> 8) % NIC_MR_PER_FN ------------------ */
+typedef struct {
+    uint64_t base;
+    uint64_t len;
+    uint32_t key;
+    uint32_t pd;
+    uint8_t access;
+    uint8_t valid;
+    uint16_t rsvd0;
+    uint32_t rsvd1;
+} rsp_mr_t;                /* 32 bytes */
+
+/* ---- atomic replay cache, one row per QP: the last RSP_ATOM_SLOTS executed atomics */
+#define RSP_ATOM_SLOTS 4
+typedef struct {
+    uint64_t orig[RSP_ATOM_SLOTS]; /* original value returned in the ATOMIC ACKNOWLEDGE */
+    uint32_t psn[RSP_ATOM_SLOTS];
+    uint32_t valid;                /* bit i: slot i holds an executed atomic */
+    uint32_t rsvd;
+} rsp_atom_t;              /* 56 bytes */
+
+typedef struct {
+    HLS_STREAM(nic_cfg_t) cfg;
+    HLS_STREAM(nic_db_t) rq_db;
+    HLS_STREAM(nic_rx_pkt_t) rx_pkt;
+    HLS_STREAM(nic_beat_t) rx_pay;
+    HLS_STREAM(nic_dma_resp_t) dma_resp;
+    bool dma_req_ready;
+    bool tx_desc_ready;
+    bool tx_pay_ready;
+    bool cqe_ready;
+    bool ev_ready;
+} responder_in;
+
+typedef struct {
+    bool cfg_ready;
+    bool rq_db_ready;
+    bool rx_pkt_ready;
+    bool rx_pay_ready;
+    bool dma_resp_ready;
+    HLS_STREAM(nic_dma_req_t) dma_req;
+    HLS_STREAM(roce_hdr_t) tx_desc;
+    HLS_STREAM(nic_beat_t) tx_pay;
+    HLS_STREAM(nic_cqe_req_t) cqe;
+    HLS_STREAM(nic_event_t) ev;
+    uint32_t acks_sent;    /* ACKNOWLEDGE with an ACK syndrome, ATOMIC ACKNOWLEDGE */
+    uint32_t naks_sent;    /* ACKNOWLEDGE with an RNR or NAK syndrome */
+    uint32_t dropped;      /* requests discarded without an answer */
+} responder_out;
+
+enum {
+    RSP_IDLE = 0,
+    RSP_CFG,      /* qpc row read for a cfg: merge, write, maybe flush */
+    RSP_DB,       /* qpc row read for an RQ doorbell */
+    RSP_CHECK,    /* qpc, MR and replay rows read for a packet: validate, decide */
+    RSP_WQE_REQ,  /* DMA read of the RQ WQE */
+    RSP_WQE_RSP,  /* its response */
+    RSP_WQE_KEY,  /* the SEND buffer's lkey checked against the MR table */
+    RSP_PAY,      /* payload beats: DMA writes, or drained */
+    RSP_RD,       /* one READ RESPONSE packet: desc + DMA read + beats */
+    RSP_AT_REQ,   /* atomic: DMA read 8 bytes */
+    RSP_AT_RSP,
+    RSP_AT_WR,    /* atomic: DMA write 8 bytes, replay cache write */
+    RSP_FIN,      /* emit pending CQE, ACK/NAK, event; then write the qpc row back */
+    RSP_FL_REQ,   /* flush: DMA read of the next posted RQ WQE */
+    RSP_FL_RSP,
+};
+
+enum { RSP_TAG_WQE = 1, RSP_TAG_READ = 2, RSP_TAG_ATOMIC = 3 };
+#define RSP_RD_AHEAD 2
+
+typedef struct {
+    HLS_MEM(rsp_qpc_t, NIC_QPS) qpc;
+    HLS_MEM(rsp_mr_t, NIC_MRS) mr;
+    HLS_MEM(rsp_atom_t, NIC_QPS) atom;
+    uint64_t fn_mac[NIC_FNS];     /* NIC_CFG_FN: source of our ACKs and responses */
+    uint32_t fn_ip[NIC_FNS];
+    uint8_t phase;                /* RSP_* */
+    rsp_qpc_t ctx;                /* working copy of the row being served */
+    nic_qp_t row;
+    nic_rx_pkt_t pkt;             /* the request being served */
+    nic_cfg_t cfg;                /* the cfg being applied */
+    hls_u24 db_num;               /* the doorbell being applied */
+    uint16_t db_index;
+    /* what the packet does once its payload is through */
+    bool wqe_for_send;            /* the WQE fetched is for a SEND (else WRITE_*_IMM) */
+    uint32_t wqe_lkey;            /* its lkey */
+    bool discard;                 /* drain the payload without writing it */
+    uint64_t pay_addr;            /* next payload byte's destination */
+    uint16_t pay_rem;             /* payload bytes left */
+    bool need_cqe, need_ack, need_ev, flushing;
+    nic_cqe_req_t cqe;
+    roce_hdr_t txd;               /* ACK / NAK / ATOMIC ACK / current READ RESPONSE */
+    nic_event_t ev;
+    /* READ responses: the DMA reads run up to RSP_RD_AHEAD packets ahead of the packet
+     * being sent, so the read latency overlaps the previous packet's beats */
+    uint64_t iss_va;              /* next byte to request */
+    uint32_t iss_rem;             /* bytes not yet requested */
+    uint8_t ahead;                /* packets requested whose beats have not all been sent */
+    uint32_t rd_rem;              /* bytes not yet put in a response packet */
+    hls_u24 rd_psn;               /* PSN of the packet being sent */
+    bool rd_first;
+    uint16_t rd_n;                /* payload bytes of the packet being sent */
+    bool desc_done;               /* its descriptor has moved */
+    uint16_t tx_rem;              /* its payload bytes still to forward */
+    /* atomics */
+    uint64_t at_orig;
+    uint32_t acks_sent, naks_sent, dropped;
+} responder_state;
+
+HLS_TOP void responder(const responder_in *in, responder_out *out, responder_state *st);
+
+#endif /* RESPONDER_H */
