@@ -95,8 +95,8 @@ typedef struct {
 } nic_rq_wqe_t;            /* 32 bytes */
 
 /* Completion queue: a ring of 2^cq_log 32-byte CQEs at cq_base. The device writes CQE n at
- * cq_base + 32 * (n mod 2^cq_log) with owner = bit cq_log of n inverted... precisely: owner is
- * 1 on the first pass through the ring, 0 on the second, and so on; the host consumes while
+ * cq_base + 32 * (n mod 2^cq_log) with the owner bit set when bit cq_log of n is 0: 1 on the
+ * first pass through the ring, 0 on the second, and so on; the host consumes while
  * the owner bit of the next entry equals its own pass parity and reports its consumer index
  * with the CQ doorbell (the device never overwrites an unconsumed entry: CQ overrun is an
  * error, NIC_EV_CQ_ERR). */
