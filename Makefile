@@ -4,9 +4,10 @@
 #   make deps    install the build/test packages (Debian 12, apt only)
 #   make test    build everything and run every test suite (scripts/run-tests); THE test command
 #   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report
+#   make bench   the NIC's performance and size table (docs/bench.md); QUICK=1: small sizes
 #   make clean   remove everything generated
 
-.PHONY: all deps test demo clean
+.PHONY: all deps test demo bench clean
 # The targets here share rtl-gen/build: run them one after another even under -j
 # (sub-makes still run their own jobs in parallel).
 .NOTPARALLEL:
@@ -21,6 +22,9 @@ test: deps
 
 demo: deps
 	@scripts/demo
+
+bench: deps
+	@QUICK=$(if $(filter-out 0,$(QUICK)),1,0) testbench/bench/run
 
 clean:
 	$(MAKE) -C rtl-gen clean

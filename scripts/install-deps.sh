@@ -18,6 +18,11 @@ PACKAGES=(
     zlib1g-dev ccache
     # independent judges of every packet capture: Wireshark's dissector, scapy's RoCE ICRC
     tshark python3-scapy
+    # host driver: libibverbs 44 (the provider ABI is pinned to it) and the unmodified
+    # programs the tests run on the simulated NIC: ibv_devinfo, ibv_rc_pingpong, perftest
+    libibverbs-dev ibverbs-utils perftest
+    # interop peer: Linux rxe in a QEMU VM (testbench/interop/fetch-deps adds the guest kernel)
+    qemu-system-x86 busybox-static rdma-core ibverbs-providers iproute2
     # build and scripts
     make gcc g++ python3
 )

@@ -60,8 +60,14 @@ typedef struct {
     uint8_t armed;         /* timer armed */
     uint8_t cur_exp;       /* backoff mode: exponent of the running timeout */
     uint8_t rnr_wait;      /* the armed timer is an RNR wait, not the ACK timeout */
+    uint8_t retrying;      /* a resend is under way (timeout or response): responses may
+                              not start another until progress (rxe comp.started_retry);
+                              timeouts may */
+    uint8_t rsvd8;         /* reserved, 0 */
+    uint16_t rsvd16;       /* reserved, 0 */
+    uint32_t rsvd32;       /* reserved, 0 */
 } cmp_qpc_t;
-_Static_assert(sizeof(cmp_qpc_t) == 32, "qpc row: no padding");
+_Static_assert(sizeof(cmp_qpc_t) == 40, "qpc row: no padding");
 
 /* One outstanding WQE (a wqe_rec without qp/flush), 40 bytes. A memory word may hold only
  * whole standard integers and no padding, so the 7 bytes after `status` are explicit
@@ -109,6 +115,7 @@ typedef struct {
     uint16_t beats_left;    /* payload beats of the packet not yet consumed */
     uint16_t wr_off;        /* payload bytes already written */
     bool progress;          /* the packet moved the QP forward */
+    bool partial;           /* an ACK inside the oldest SEND/WRITE: restarts the ACK timer only */
     bool retired;           /* ... and retired at least one WQE */
     uint16_t next_idx;      /* SQ index after the last retired WQE */
     uint32_t acks, naks, timeouts, retries, cqes, dropped;

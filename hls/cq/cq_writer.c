@@ -6,7 +6,8 @@
  *      cqe_comp  completions from the completer   } one CQE at a time
  *      dma_resp  unused (this port only writes); its ready is tied high
  * out: dma_req   one 32-byte posted write per CQE
- *      ev        NIC_EV_CQ_ERR, once, when a CQ overruns
+ *      ev        NIC_EV_CQ_ERR, once, when a CQ overruns; NIC_EV_CQ_COMP after the CQE that
+ *                fires an armed CQ (the doorbell's arm field: ibv_req_notify_cq)
  *      cqes_written, cqes_dropped   counters
  *
  * One FSM, one job at a time. A job reads its CQ row in the cycle it is accepted and
@@ -14,6 +15,7 @@
  * cycle and the FSM always spends at least one more cycle before the next read (DMA/EV/IDLE),
  * so no read ever races a write of the same row: no bypass is needed. */
 #include "hls.h"
+#include "nic_bar.h"
 #include "nic_if.h"
 
 /* One CQ context row. pi counts every CQE ever written (32 bits, not reduced); ci is the
@@ -26,7 +28,7 @@ typedef struct {
     uint8_t log;       /* ring size, log2 entries */
     uint8_t valid;
     uint8_t err;       /* overrun happened: the CQ is dead until destroyed */
-    uint8_t rsvd0;
+    uint8_t arm;       /* NIC_ARM_*: a completion event is wanted for the next (solicited) CQE */
     uint16_t rsvd1;    /* explicit padding: a memory word must have none */
 } cqw_row_t;
 _Static_assert(sizeof(cqw_row_t) == 24, "cqw_row_t must have no padding");
@@ -62,6 +64,9 @@ typedef struct {
     nic_cq_t row;          /* the row the current job works on */
     nic_db_t db;           /* the doorbell being applied */
     nic_cqe_t cqe;         /* the CQE being written */
+    bool solicited;        /* its request's solicited flag */
+    bool fire;             /* the CQE disarmed its CQ: NIC_EV_CQ_COMP follows its write */
+    uint8_t ev_kind;       /* the event offered in CQW_EV */
     nic_dma_req_t dma;     /* the write offered on dma_req */
     uint32_t cqes_written;
     uint32_t cqes_dropped;
@@ -120,6 +125,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
             st->rr_comp = take_resp;   /* the other producer goes first next time */
             st->row = r->cq;
             st->cqe = r->cqe;
+            st->solicited = r->solicited;
             hls_mem_read(&st->cqs, r->cq);
             st->fsm = CQW_CQE;
         }
@@ -130,6 +136,9 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
         /* a doorbell for a CQ that does not exist (or another cqn on the row) is ignored */
         if (r.valid && r.cqn == (uint32_t)st->db.num) {
             r.ci = st->db.index;
+            /* arm: NONE keeps the arm; NEXT is never weakened to SOLICITED by a later arm */
+            if (st->db.arm == NIC_ARM_NEXT || (st->db.arm == NIC_ARM_SOLICITED && r.arm != NIC_ARM_NEXT))
+                r.arm = (uint8_t)st->db.arm;
             hls_mem_write(&st->cqs, st->row, r);
         }
         st->fsm = CQW_IDLE;
@@ -150,6 +159,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
             r.err = 1;
             hls_mem_write(&st->cqs, st->row, r);
             st->cqes_dropped = st->cqes_dropped + 1;
+            st->ev_kind = NIC_EV_CQ_ERR;
             st->fsm = CQW_EV;
         } else {
             uint64_t slot = (uint64_t)r.pi & (((uint64_t)1 << log) - 1);
@@ -160,6 +170,13 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
             st->dma.len = 32;
             st->dma.data = cqe_bytes(&st->cqe, even_pass ? NIC_CQE_OWNER : 0);
             r.pi = r.pi + 1;
+            /* IB vol. 1 11.4.2.2: an arm for the next completion fires on any CQE, an arm for
+             * solicited ones on a solicited CQE or on any unsuccessful one; firing disarms */
+            bool fire = r.arm == NIC_ARM_NEXT ||
+                        (r.arm == NIC_ARM_SOLICITED && (st->solicited || st->cqe.status != NIC_WC_SUCCESS));
+            if (fire) r.arm = NIC_ARM_NONE;
+            st->fire = fire;
+            st->ev_kind = NIC_EV_CQ_COMP;
             hls_mem_write(&st->cqs, st->row, r);
             st->fsm = CQW_DMA;
         }
@@ -170,12 +187,14 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
         out->dma_req.data = st->dma;
         if (in->dma_req_ready) {
             st->cqes_written = st->cqes_written + 1;
-            st->fsm = CQW_IDLE;
+            /* the event only after the CQE's write was accepted: the host never sees an
+             * event before the CQE it announces (one DMA port, writes in order) */
+            st->fsm = st->fire ? CQW_EV : CQW_IDLE;
         }
         break;
     case CQW_EV:
         out->ev.valid = true;
-        out->ev.data.kind = NIC_EV_CQ_ERR;
+        out->ev.data.kind = st->ev_kind;
         out->ev.data.cq = st->row;
         out->ev.data.detail = 0;
         if (in->ev_ready) st->fsm = CQW_IDLE;

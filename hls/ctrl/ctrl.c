@@ -1,7 +1,8 @@
 /* ctrl — the command interface and the QP state machine (docs/ctrl.md).
  *
  * in:  cmd                      host/firmware commands, answered in order on cmd_resp
- *      ev_comp, ev_resp, ev_cqw datapath events (completer, responder, cq_writer)
+ *      ev_comp, ev_resp, ev_cqw datapath events (completer, responder, cq_writer: CQ_ERR and
+ *                               the completion events of armed CQs, CQ_COMP)
  * out: cmd_resp                 one nic_cmd_resp_t per command
  *      cfg_req, cfg_resp, cfg_comp, cfg_cqw, cfg_rxd   configuration fan-out (nic_cfg_t)
  *      async                    events for the host
@@ -23,7 +24,6 @@
  * row after writing it, so the read-first memories never need a bypass. */
 #include "hls.h"
 #include "nic_if.h"
-#include "ctrl_fields.h"
 #include "ctrl_rows.h"
 #include "ctrl_rules.h"
 
@@ -110,6 +110,7 @@ HLS_INLINE nic_cfg_t qp_cfg(nic_qp_t row, unsigned prev, const nic_qp_attr_t *a,
     c.qp = row;
     c.prev_state = (hls_uint(3))prev;
     c.attr = *a;
+    c.attr.cur_state = a->state;   /* the command's cur_state is a check, not an attribute */
     c.valid = valid;   /* 0: the QP was destroyed */
     return c;
 }
@@ -251,7 +252,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
             r.access = c->access;
             r.valid = 1;
             mr_write(mo, mrow, r);
-            need = TO_RESP;
+            need = TO_REQ | TO_RESP; /* requester: lkey checks; responder: rkey checks */
         }
         cfg.valid = true;
         break;
@@ -259,7 +260,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         if (!(m.valid && m.key == c->num)) status = NIC_CMD_ENOENT;
         else {
             mr_write(mo, mrow, (ctrl_mr_row_t){0});
-            need = TO_RESP;
+            need = TO_REQ | TO_RESP;
         }
         cfg.valid = false;
         break;
@@ -297,7 +298,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
 }
 
 /* A datapath event: QP_ERR / SQ_ERR change the row's state (IB vol. 1 10.3), every kind of a
- * live QP (or any CQ_ERR) is forwarded to the host. */
+ * live QP and every CQ event (CQ_ERR, CQ_COMP: their qp is not looked at) is forwarded. */
 HLS_INLINE void exec_event(ctrl_state *st, mem_ops *mo) {
     ctrl_qp_row_t q = st->qps.hls_mem_rdata;
     nic_qp_attr_t a = row_attr(&q);
@@ -308,7 +309,7 @@ HLS_INLINE void exec_event(ctrl_state *st, mem_ops *mo) {
     /* the send queue only runs in RTS and SQD; an SQ error there stops it (SQEr) */
     if (kind == NIC_EV_SQ_ERR && (cur == NIC_QPS_RTS || cur == NIC_QPS_SQD)) next = NIC_QPS_SQE;
     bool qp_event = kind == NIC_EV_QP_ERR || kind == NIC_EV_SQ_ERR || kind == NIC_EV_SQ_DRAINED;
-    bool known = qp_event || kind == NIC_EV_CQ_ERR;
+    bool known = qp_event || kind == NIC_EV_CQ_ERR || kind == NIC_EV_CQ_COMP; /* CQ events: no QP */
     st->serving_event = true;
     if (!known || (qp_event && !q.valid)) {
         st->fsm = C_IDLE;        /* unknown kind, or a QP destroyed meanwhile: stale */

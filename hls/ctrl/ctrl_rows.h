@@ -14,8 +14,9 @@ typedef struct {
     uint8_t backoff, backoff_first, backoff_cap, sq_log, rq_log, send_cq, recv_cq;
     uint8_t valid;             /* the row holds a QP */
     uint8_t quiesce;           /* QUIESCE_QP stopped it */
-    uint16_t rsvd0;
-    uint32_t rsvd1;
+    uint16_t pkey_index;
+    uint8_t port_num, max_rd_atomic, max_dest_rd_atomic;
+    uint8_t rsvd;
 } ctrl_qp_row_t;
 _Static_assert(sizeof(ctrl_qp_row_t) == 72, "ctrl_qp_row_t must have no padding");
 
@@ -64,6 +65,11 @@ HLS_INLINE nic_qp_attr_t row_attr(const ctrl_qp_row_t *r) {
     a.rq_log = (hls_uint(5))r->rq_log;
     a.send_cq = (nic_cq_t)r->send_cq;
     a.recv_cq = (nic_cq_t)r->recv_cq;
+    a.pkey_index = r->pkey_index;
+    a.port_num = r->port_num;
+    a.max_rd_atomic = r->max_rd_atomic;
+    a.max_dest_rd_atomic = r->max_dest_rd_atomic;
+    a.cur_state = (hls_uint(3))r->state; /* QUERY_QP: ibv_query_qp's cur_qp_state */
     return a;
 }
 
@@ -93,6 +99,10 @@ HLS_INLINE ctrl_qp_row_t attr_row(const nic_qp_attr_t *a, bool valid, bool quies
     r.rq_log = (uint8_t)a->rq_log;
     r.send_cq = (uint8_t)a->send_cq;
     r.recv_cq = (uint8_t)a->recv_cq;
+    r.pkey_index = a->pkey_index;
+    r.port_num = a->port_num;
+    r.max_rd_atomic = a->max_rd_atomic;
+    r.max_dest_rd_atomic = a->max_dest_rd_atomic;
     r.valid = valid;
     r.quiesce = quiesce;
     return r;

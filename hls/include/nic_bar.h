@@ -41,7 +41,9 @@ enum {
 
 /* ---- doorbells (write-only, 64-bit) ---- */
 /* bits 0..23 qpn or cqn; bits 32..47 index (SQ/RQ: producer index, CQ: consumer index);
- * CQ only: bits 56..57 arm (NIC_ARM_*): request one completion event on ctrl_async. */
+ * CQ only: bits 56..57 arm (NIC_ARM_*): request one completion event (NIC_EV_CQ_COMP) on
+ * ctrl_async for the next CQE (NEXT) or the next solicited or unsuccessful one (SOLICITED);
+ * the rules are at nic_db_t in nic_if.h. The device passes the field as nic_db_t.arm. */
 #define NIC_BAR_SQ_DB 0x0800u
 #define NIC_BAR_RQ_DB 0x0808u
 #define NIC_BAR_CQ_DB 0x0810u
@@ -51,7 +53,8 @@ enum { NIC_ARM_NONE = 0, NIC_ARM_NEXT = 1, NIC_ARM_SOLICITED = 2 };
 
 /* ---- events and interrupts ---- */
 /* Reading pops the oldest event of this function (0 = none): bit 63 valid, bits 0..7 kind
- * (NIC_EV_*), 8..15 qp row, 16..23 cq row, 24..31 detail (NIC_WC_* status). Events are
+ * (NIC_EV_*), 8..15 qp row, 16..23 cq row, 24..31 detail (NIC_WC_* status), 32 in_cqe
+ * (nic_event_t: an error CQE already reports this QP error). Events are
  * kept in order, NIC_BAR_EVENT_DEPTH per function; when full, the oldest is kept and
  * NIC_BAR_EVENT_LOST counts the dropped ones. An event raises the function's interrupt
  * (MSI-X vector 0) unless masked. */

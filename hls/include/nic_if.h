@@ -7,7 +7,7 @@
  * Block graph (every arrow is a FIFO of the .net composition, except those marked "top"):
  *
  *   top cmd ──> ctrl ──cfg──> requester, responder, completer, cq_writer, rx_dispatch
- *               ctrl <──event── completer, responder          ctrl ──> top cmd_resp, async
+ *               ctrl <──event── completer, responder, cq_writer   ctrl ──> top cmd_resp, async
  *   top sq_db ──> requester ──wqe_rec──> completer ──req_ctl──> requester
  *   top rq_db ──> responder            top cq_db ──> cq_writer
  *   requester ──tx desc+pay──> tx_arb <──tx desc+pay── responder
@@ -177,18 +177,30 @@ enum { /* QP states (values of enum ibv_qp_state) */
 };
 enum { /* MODIFY_QP attribute mask (a subset of enum ibv_qp_attr_mask, same bit values) */
     NIC_QPA_STATE = 1 << 0,
+    NIC_QPA_CUR_STATE = 1 << 1, /* cur_state: must equal the QP's state (a check, not a change) */
     NIC_QPA_ACCESS = 1 << 3,
+    NIC_QPA_PKEY_INDEX = 1 << 4,/* pkey_index: 0 only (one P_Key, 0xFFFF) */
+    NIC_QPA_PORT = 1 << 5,      /* port_num: 1 only */
     NIC_QPA_PATH_MTU = 1 << 8,
     NIC_QPA_TIMEOUT = 1 << 9,
     NIC_QPA_RETRY_CNT = 1 << 10,
     NIC_QPA_RNR_RETRY = 1 << 11,
     NIC_QPA_RQ_PSN = 1 << 12,
+    NIC_QPA_MAX_QP_RD_ATOMIC = 1 << 13,  /* max_rd_atomic */
     NIC_QPA_MIN_RNR_TIMER = 1 << 15,
     NIC_QPA_SQ_PSN = 1 << 16,
+    NIC_QPA_MAX_DEST_RD_ATOMIC = 1 << 17,/* max_dest_rd_atomic */
     NIC_QPA_AV = 1 << 7,        /* destination MAC and IP, UDP source port */
     NIC_QPA_DEST_QPN = 1 << 20,
     NIC_QPA_BACKOFF = 1 << 30,  /* hlsnic: backoff, backoff_first, backoff_cap */
 };
+/* ibv_modify_qp's ALT_PATH, PATH_MIG_STATE, EN_SQD_ASYNC_NOTIFY, QKEY and CAP bits are not
+ * NIC_QPA_* bits: MODIFY_QP rejects them (EINVAL, NIC_CMD_F_MASK). */
+/* Largest max_rd_atomic (READ/atomic requests this QP may have in flight: bounded by the
+ * outstanding send WQEs) and max_dest_rd_atomic (the peer's: bounded by the responder's atomic
+ * replay cache, RSP_ATOM_SLOTS in hls/responder/responder.h). */
+#define NIC_MAX_RD_ATOMIC NIC_OUTSTANDING
+#define NIC_MAX_DEST_RD_ATOMIC 4
 enum { /* access flags (enum ibv_access_flags) */
     NIC_ACC_LOCAL_WRITE = 1, NIC_ACC_REMOTE_WRITE = 2, NIC_ACC_REMOTE_READ = 4,
     NIC_ACC_REMOTE_ATOMIC = 8,
@@ -219,6 +231,13 @@ typedef struct {
     hls_uint(5) rq_log;
     nic_cq_t send_cq;
     nic_cq_t recv_cq;
+    /* what ibv_modify_qp / ibv_query_qp carry that the datapath does not act on (yet): ctrl
+     * checks, keeps and returns them; the blocks get them in NIC_CFG_QP like the rest */
+    uint16_t pkey_index;      /* 0 */
+    uint8_t port_num;         /* 1 */
+    uint8_t max_rd_atomic;    /* 0..NIC_MAX_RD_ATOMIC */
+    uint8_t max_dest_rd_atomic; /* 0..NIC_MAX_DEST_RD_ATOMIC */
+    hls_uint(3) cur_state;    /* MODIFY_QP with NIC_QPA_CUR_STATE only; QUERY_QP: = state */
 } nic_qp_attr_t;
 
 typedef struct {
@@ -244,6 +263,39 @@ enum {
     NIC_CMD_ENOENT = 3,       /* no such object */
     NIC_CMD_EBUSY = 4,        /* object in use (a CQ with QPs) */
     NIC_CMD_ESTATE = 5,       /* transition not allowed from the current state */
+};
+/* nic_cmd_resp_t.bad_field: which argument of a command was rejected (EINVAL / ESTATE). */
+enum {
+    NIC_CMD_F_NONE = 0,
+    NIC_CMD_F_OP = 1,            /* unknown command */
+    NIC_CMD_F_NUM = 2,           /* qpn / cqn out of range (CREATE_QP: qpn 0 and 1 too) */
+    NIC_CMD_F_MASK = 3,          /* MODIFY_QP mask bit that is not a NIC_QPA_* */
+    NIC_CMD_F_STATE = 4,         /* target state invalid or transition not allowed */
+    NIC_CMD_F_PATH_MTU = 5,
+    NIC_CMD_F_AV = 6,            /* dst_mac / dst_ip */
+    NIC_CMD_F_DEST_QPN = 7,
+    NIC_CMD_F_RQ_PSN = 8,
+    NIC_CMD_F_SQ_PSN = 9,
+    NIC_CMD_F_TIMEOUT = 10,
+    NIC_CMD_F_RETRY_CNT = 11,
+    NIC_CMD_F_RNR_RETRY = 12,
+    NIC_CMD_F_MIN_RNR_TIMER = 13,
+    NIC_CMD_F_ACCESS = 14,
+    NIC_CMD_F_BACKOFF = 15,      /* backoff_first == 0 or > backoff_cap */
+    NIC_CMD_F_SQ = 16,           /* sq_base alignment / sq_log */
+    NIC_CMD_F_RQ = 17,           /* rq_base alignment / rq_log */
+    NIC_CMD_F_SEND_CQ = 18,      /* not a CQ of this function */
+    NIC_CMD_F_RECV_CQ = 19,
+    NIC_CMD_F_BASE = 20,         /* CREATE_CQ ring base alignment */
+    NIC_CMD_F_LOG = 21,          /* CREATE_CQ ring size */
+    NIC_CMD_F_LEN = 22,          /* REG_MR length 0 or base + len overflows */
+    NIC_CMD_F_MAC = 23,          /* SET_FN: zero, multicast or wider than 48 bits */
+    NIC_CMD_F_IP = 24,           /* SET_FN: 0.0.0.0 */
+    NIC_CMD_F_CUR_STATE = 25,    /* MODIFY_QP: cur_state is not the QP's state */
+    NIC_CMD_F_PKEY_INDEX = 26,   /* not 0 */
+    NIC_CMD_F_PORT = 27,         /* not 1 */
+    NIC_CMD_F_MAX_RD_ATOMIC = 28,      /* > NIC_MAX_RD_ATOMIC */
+    NIC_CMD_F_MAX_DEST_RD_ATOMIC = 29, /* > NIC_MAX_DEST_RD_ATOMIC */
 };
 typedef struct {
     uint8_t status;           /* NIC_CMD_OK or error */
@@ -287,19 +339,31 @@ enum {
     NIC_EV_SQ_ERR = 2,        /* the QP must go to SQE */
     NIC_EV_CQ_ERR = 3,        /* CQ overrun */
     NIC_EV_SQ_DRAINED = 4,    /* SQD reached: no outstanding send WQE */
+    NIC_EV_CQ_COMP = 5,       /* completion event of an armed CQ (cq = row; qp, detail = 0):
+                                 cq_writer, after the CQE's write (nic_db_t.arm) */
 };
 typedef struct {
     uint8_t kind;             /* NIC_EV_* */
     nic_qp_t qp;
     nic_cq_t cq;
     uint8_t detail;           /* a NIC_WC_* status that caused it */
+    bool in_cqe;              /* NIC_EV_QP_ERR: an error CQE already reports it (the completer's
+                                 errors, a responder error that ended a receive WQE); the host
+                                 then raises no affiliated async event (IB 11.6.3) */
 } nic_event_t;
 
 /* ---- doorbells (host MMIO -> requester / responder / cq_writer) --------------------- */
+/* CQ arm (ibv_req_notify_cq): the CQ doorbell with arm = NIC_ARM_NEXT or NIC_ARM_SOLICITED
+ * (nic_bar.h) arms the CQ; the first CQE written after the doorbell that matches the arm
+ * disarms it and raises one NIC_EV_CQ_COMP. NEXT: any CQE. SOLICITED: a receive CQE whose
+ * packet had the BTH SE bit (nic_cqe_req_t.solicited), or any CQE with status != SUCCESS
+ * (IB vol. 1 11.4.2.2). CQEs already in the ring when the CQ is armed never fire it. An arm
+ * does not weaken an earlier one (NEXT stays NEXT); NIC_ARM_NONE leaves the arm as it is. */
 typedef struct {
     nic_fn_t fn;
     hls_u24 num;              /* qpn (SQ, RQ) or cqn (CQ) */
     uint16_t index;           /* SQ/RQ: producer index; CQ: consumer index */
+    hls_uint(2) arm;          /* CQ only: NIC_ARM_* (nic_bar.h); 0 on SQ/RQ doorbells */
 } nic_db_t;
 
 /* ---- requester <-> completer ----------------------------------------------------------- */
@@ -342,6 +406,7 @@ typedef struct {
 /* ---- completions (responder / completer -> cq_writer) -------------------------------- */
 typedef struct {
     nic_cq_t cq;
+    bool solicited;           /* receive CQE of a SEND / WRITE_IMM whose last packet had BTH SE */
     nic_cqe_t cqe;            /* owner is filled in by cq_writer */
 } nic_cqe_req_t;
 

@@ -1,7 +1,7 @@
 /* requester — RC send-queue engine: SQ doorbells in, RoCEv2 request packets out
  * (docs/requester.md).
  *
- * in:  cfg      nic_cfg_t       QP rows, function MAC/IP, quiesce (from ctrl)
+ * in:  cfg      nic_cfg_t       QP rows, MR rows (lkey checks), function MAC/IP, quiesce (ctrl)
  *      sq_db    nic_db_t        SQ producer index (absolute; the last one wins)
  *      req_ctl  nic_req_ctl_t   RETIRED / REWIND / STOP (from the completer)
  *      dma_resp nic_dma_resp_t  WQE and payload read data
@@ -55,6 +55,7 @@ enum {
     RQ_LOAD,      /* row and cached WQE arrive */
     RQ_WQE_REQ,   /* DMA read of WQE sq_head */
     RQ_WQE_WAIT,  /* its one beat; fill the cache */
+    RQ_MR,        /* a new WQE: read the MR row its lkey names */
     RQ_DECIDE,    /* flush, reject, start (record) or continue the WQE */
     RQ_REC,       /* wqe_rec held until taken */
     RQ_BUILD,     /* descriptor and next context of this packet */
@@ -66,8 +67,23 @@ enum {
 enum { RQ_TAG_WQE = 0x000, RQ_TAG_PAY = 0x100 }; /* dma tag = kind | qp row */
 enum { RQ_ACK_EVERY = 8 };                       /* AckReq at least every 8th packet */
 
+/* MR row for the lkey check (a copy of ctrl's, from NIC_CFG_MR; zero at power-up = invalid):
+ * row = fn * NIC_MR_PER_FN + (key >> 8) % NIC_MR_PER_FN, as ctrl and the responder index it */
+typedef struct {
+    uint64_t base;
+    uint64_t len;
+    uint32_t key;
+    uint32_t pd;
+    uint8_t access;        /* NIC_ACC_* */
+    uint8_t valid;
+    uint16_t rsvd0;
+    uint32_t rsvd1;
+} req_mr_t;                /* 32 bytes */
+
 typedef struct {
     HLS_MEM(req_row_t, NIC_QPS) ctx;       /* send context per QP row (requester_ctx.h) */
+    HLS_MEM(uint32_t, NIC_QPS) qp_pd;      /* protection domain per QP row (NIC_CFG_QP) */
+    HLS_MEM(req_mr_t, NIC_MRS) mr;         /* memory regions, for lkey checks */
     HLS_MEM(hls_u512, NIC_QPS) wqe_cache;  /* WQE sq_head of each row, valid if wqe_valid */
     hls_uint(4) fsm;
     nic_qp_t q;                            /* row being worked on */
@@ -76,6 +92,7 @@ typedef struct {
     uint64_t has_work;                     /* has_work(row), kept in step with every row write */
     req_ctx_t cur;                         /* the row while one packet is built; the next row after BUILD */
     hls_u512 wqe;                          /* WQE sq_head */
+    uint32_t pd;                           /* PD of row q */
     nic_wqe_rec_t rec;
     hls_uint(4) after_rec;                 /* RQ_BUILD or RQ_WB */
     roce_hdr_t desc;
@@ -101,6 +118,7 @@ HLS_INLINE uint64_t wqe_field(hls_u512 w, unsigned byte, unsigned bytes) {
 #define WQE_IMM(w) ((uint32_t)wqe_field(w, 12, 4))
 #define WQE_LOCAL(w) wqe_field(w, 16, 8)
 #define WQE_LENGTH(w) ((uint32_t)wqe_field(w, 24, 4))
+#define WQE_LKEY(w) ((uint32_t)wqe_field(w, 28, 4))
 #define WQE_REMOTE(w) wqe_field(w, 32, 8)
 #define WQE_RKEY(w) ((uint32_t)wqe_field(w, 40, 4))
 #define WQE_COMPARE(w) wqe_field(w, 48, 8)
@@ -128,15 +146,35 @@ HLS_INLINE bool wqe_bad(hls_u512 w) {
     return op > NIC_WR_FAA || (atomic && (WQE_LENGTH(w) != 8 || (WQE_REMOTE(w) & 7) != 0));
 }
 
+/* The local buffer of a new WQE against the MR its lkey names (IB vol. 1 10.6.3 memory
+ * protection checks; rxe_mr.c lookup_mr + mr_check_range): a valid MR with this exact key in the QP's
+ * PD, the range [local_addr, +len) inside it, and LOCAL_WRITE when the NIC writes the buffer
+ * (READ data, an atomic's original value). A zero-length buffer is not accessed: no check. */
+HLS_INLINE bool lkey_ok(hls_u512 w, const req_mr_t *m, uint32_t pd) {
+    uint8_t op = WQE_OPCODE(w);
+    bool atomic = op == NIC_WR_CAS || op == NIC_WR_FAA;
+    uint64_t len = atomic ? 8 : WQE_LENGTH(w);
+    uint64_t va = WQE_LOCAL(w);
+    bool writes = op == NIC_WR_READ || atomic;
+    if (len == 0) return true;
+    if (!m->valid || m->key != WQE_LKEY(w) || m->pd != pd) return false;
+    if (writes && !(m->access & NIC_ACC_LOCAL_WRITE)) return false;
+    if (va < m->base) return false;
+    uint64_t off = va - m->base;
+    return off <= m->len && len <= m->len - off;
+}
+
 /* Work to do: ERR/SQE/STOP flush every posted WQE; otherwise the QP must be RTS (a new WQE
  * only within NIC_OUTSTANDING unretired ones) or SQD (only WQEs already started: IB 10.3.1
  * SQ drain finishes started WQEs and starts none), and not quiesced. */
 HLS_INLINE bool ctx_has_work(const req_ctx_t *c) {
     if (c->sq_head == c->sq_tail) return false;
-    if (c->flushing) return true;
-    if (c->quiesced) return false;
-    bool started = c->sq_head != c->sq_hi;
     bool room = (uint16_t)(c->sq_hi - c->una) < NIC_OUTSTANDING;
+    /* a flush record the completer queues behind outstanding WQEs takes a ring slot */
+    if (c->flushing) return room || !c->own_flush;
+    if (c->quiesced) return false;
+    if (c->rd_wait) return false;            /* until a READ/atomic retires */
+    bool started = c->sq_head != c->sq_hi;
     if (c->state == NIC_QPS_RTS) return started || room;
     if (c->state == NIC_QPS_SQD) return started;
     return false;
@@ -151,7 +189,27 @@ HLS_INLINE void ctx_flush(req_ctx_t *c) {
         c->wqe_valid = false;
     }
     c->flushing = true;
+    c->own_flush = false;                   /* STOP / ERR / SQE: the completer's ring is empty */
 }
+
+HLS_INLINE bool is_rd_atomic(uint8_t op) {
+    return op == NIC_WR_READ || op == NIC_WR_CAS || op == NIC_WR_FAA;
+}
+
+/* Bit (i % NIC_OUTSTANDING) of the rd_mask for SQ index i. */
+HLS_INLINE uint16_t rd_bit(uint16_t i) { return (uint16_t)(1u << (i & (NIC_OUTSTANDING - 1))); }
+
+/* WQEs [from, to) retired: their READ/atomic bits leave the mask (n = to - from <= 16). */
+HLS_INLINE uint16_t rd_retire(uint16_t mask, uint16_t from, uint16_t to) {
+    unsigned n = (uint16_t)(to - from);
+    uint32_t run = n >= NIC_OUTSTANDING ? 0xFFFFu : ((1u << n) - 1);
+    unsigned r = from & (NIC_OUTSTANDING - 1);
+    uint32_t rot = ((run << r) | (run >> (NIC_OUTSTANDING - r))) & 0xFFFFu;
+    return (uint16_t)(mask & ~rot);
+}
+
+/* WQE sq_head is about to start (no record yet): its lkey is checked first. */
+HLS_INLINE bool wqe_new(const req_ctx_t *c) { return !c->flushing && c->sq_head == c->sq_hi; }
 
 HLS_INLINE uint64_t bit_set(uint64_t b, nic_qp_t q, bool v) {
     uint64_t m = (uint64_t)1 << (unsigned)q;
@@ -194,6 +252,8 @@ HLS_INLINE req_ctx_t apply_qp_cfg(req_ctx_t c, const nic_cfg_t *g) {
     c.udp_sport = a->udp_sport;
     c.sq_base = a->sq_base;
     c.sq_log = a->sq_log;
+    c.max_rd = (hls_uint(5))(a->max_rd_atomic > NIC_MAX_RD_ATOMIC ? NIC_MAX_RD_ATOMIC : a->max_rd_atomic);
+    c.rd_wait = false;                          /* looked at again with the new depth */
     if (g->prev_state == NIC_QPS_RTR && a->state == NIC_QPS_RTS) c.next_psn = a->sq_psn;
     if (a->state == NIC_QPS_ERR || a->state == NIC_QPS_SQE) ctx_flush(&c);
     /* SQE -> RTS (IB 10.3.1): the errored WQEs were flushed, the SQ runs again */
@@ -204,7 +264,11 @@ HLS_INLINE req_ctx_t apply_qp_cfg(req_ctx_t c, const nic_cfg_t *g) {
 HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
     /* an index is believed only inside [una, sq_hi]: the WQEs that have records */
     bool in_window = (uint16_t)(k->wqe_index - c.una) <= (uint16_t)(c.sq_hi - c.una);
-    if (k->kind == NIC_REQ_RETIRED && in_window) c.una = k->wqe_index;
+    if (k->kind == NIC_REQ_RETIRED && in_window) {
+        c.rd_mask = rd_retire(c.rd_mask, c.una, k->wqe_index);
+        c.una = k->wqe_index;
+    }
+    c.rd_wait = false;                          /* a waiting READ/atomic looks again */
     if (k->kind == NIC_REQ_REWIND && in_window && !c.flushing) {
         c.sq_head = k->wqe_index;
         c.offset = 0;
@@ -309,7 +373,17 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
                 hls_mem_read(&st->ctx, in->cfg.data.qp);
                 st->fsm = RQ_EV_CFG;          /* cfg stays valid and stable until taken */
             } else {
-                out->cfg_ready = true;        /* CQ / MR rows are not the requester's */
+                out->cfg_ready = true;        /* CQ rows are not the requester's */
+                if (kind == NIC_CFG_MR) {
+                    req_mr_t m = {0};
+                    m.base = in->cfg.data.base;
+                    m.len = in->cfg.data.len;
+                    m.key = in->cfg.data.key;
+                    m.pd = in->cfg.data.pd;
+                    m.access = in->cfg.data.access;
+                    m.valid = in->cfg.data.valid;
+                    hls_mem_write(&st->mr, in->cfg.data.mr, m);
+                }
                 if (kind == NIC_CFG_FN) {
                     st->fn_mac[in->cfg.data.fn] = in->cfg.data.mac & rp_mask(48);
                     st->fn_ip[in->cfg.data.fn] = in->cfg.data.ip;
@@ -330,6 +404,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->q = q;
             hls_mem_read(&st->ctx, q);
             hls_mem_read(&st->wqe_cache, q);
+            hls_mem_read(&st->qp_pd, q);
             st->fsm = RQ_LOAD;
         }
         break;
@@ -340,6 +415,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         if (in->cfg.data.kind == NIC_CFG_QP) {
             c = apply_qp_cfg(c, &in->cfg.data);
             row_write(st, &c);
+            hls_mem_write(&st->qp_pd, st->q, in->cfg.data.attr.pd);
         } else if ((st->row_valid >> (unsigned)st->q) & 1) {
             c.quiesced = in->cfg.data.quiesce;      /* acts at the next packet boundary */
             row_write(st, &c);
@@ -375,11 +451,12 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         req_ctx_t c = row_now(st);
         st->cur = c;
         st->wqe = st->wqe_cache.hls_mem_rdata;
+        st->pd = st->qp_pd.hls_mem_rdata;
         if (!ctx_has_work(&c)) {
             st->has_work = bit_set(st->has_work, st->q, false);
             st->fsm = RQ_IDLE;
         } else {
-            st->fsm = c.wqe_valid ? RQ_DECIDE : RQ_WQE_REQ;
+            st->fsm = !c.wqe_valid ? RQ_WQE_REQ : wqe_new(&c) ? RQ_MR : RQ_DECIDE;
         }
         break;
     }
@@ -402,17 +479,31 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->wqe = w;
             hls_mem_write(&st->wqe_cache, st->q, w);
             st->cur.wqe_valid = true;
-            st->fsm = RQ_DECIDE;
+            st->fsm = wqe_new(&st->cur) ? RQ_MR : RQ_DECIDE;
         }
         break;
+
+    case RQ_MR: {
+        unsigned fn = (unsigned)st->q >> NIC_QP_SLOT_BITS;
+        uint32_t key = WQE_LKEY(st->wqe);
+        hls_mem_read(&st->mr, (fn << NIC_MR_SLOT_BITS) | ((key >> 8) & (NIC_MR_PER_FN - 1)));
+        st->fsm = RQ_DECIDE;
+        break;
+    }
 
     case RQ_DECIDE: {
         req_ctx_t c = st->cur;
         bool fresh = c.sq_head == c.sq_hi;       /* no record emitted for WQE sq_head yet */
         bool bad = wqe_bad(st->wqe);
+        /* the MR row was read in RQ_MR for a new WQE (wqe_new) */
+        const req_mr_t m = st->mr.hls_mem_rdata;
+        bool prot = fresh && !c.flushing && !bad && !lkey_ok(st->wqe, &m, st->pd);
         st->rec = make_rec(st->q, &c, st->wqe, lg);
-        if (c.flushing || (bad && fresh)) {
-            /* one record, nothing sent; a malformed WQE puts the SQ in error (rxe_req.c) */
+        if (prot) st->rec.status = NIC_WC_LOC_PROT_ERR;
+        if (c.flushing || ((bad || prot) && fresh)) {
+            /* one record, nothing sent; a malformed WQE or a local protection error puts
+             * the QP in error (rxe_req.c; the completer completes it and sends STOP) */
+            if (!c.flushing) c.own_flush = true;
             c.flushing = true;
             c.sq_head = (uint16_t)(c.sq_head + 1);
             c.sq_hi = c.sq_head;
@@ -423,8 +514,17 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         } else if (bad) {
             /* the host rewrote a started WQE: stop; the completer holds its record */
             ctx_flush(&c);
+            c.own_flush = true;
+            st->fsm = RQ_WB;
+        } else if (fresh && is_rd_atomic(WQE_OPCODE(st->wqe)) &&
+                   (unsigned)__builtin_popcount(c.rd_mask) >= (unsigned)c.max_rd) {
+            /* initiator depth reached (max_rd_atomic, IB 9.4.4: never more READ/atomic in
+             * flight than the peer's responder resources, whose replay cache would otherwise
+             * lose an atomic's result): wait, WQE cached, until a RETIRED */
+            c.rd_wait = true;
             st->fsm = RQ_WB;
         } else if (fresh) {
+            if (is_rd_atomic(WQE_OPCODE(st->wqe))) c.rd_mask = c.rd_mask | rd_bit(c.sq_head);
             c.sq_hi = (uint16_t)(c.sq_head + 1);
             st->after_rec = RQ_BUILD;
             st->fsm = RQ_REC;

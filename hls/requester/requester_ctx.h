@@ -29,6 +29,13 @@ typedef struct {
     bool quiesced;         /* NIC_CFG_QUIESCE: no packet starts */
     bool flushing;         /* ERR/SQE/STOP: WQEs become flush records, nothing is sent */
     bool wqe_valid;        /* the WQE cache row holds WQE sq_head */
+    /* initiator depth (IB 9.4.4, 11.2.4.2 max_rd_atomic): READ/atomic WQEs in flight */
+    hls_uint(5) max_rd;    /* max_rd_atomic, 0..NIC_MAX_RD_ATOMIC */
+    uint16_t rd_mask;      /* bit (i % NIC_OUTSTANDING): WQE i in [una, sq_hi) is READ/atomic */
+    bool rd_wait;          /* WQE sq_head is a READ/atomic waiting for one to retire */
+    bool own_flush;        /* flushing because of a WQE the requester rejected: the completer
+                              still holds the WQEs before it, so flush records count against
+                              NIC_OUTSTANDING until STOP (or ERR) empties its ring */
 } req_ctx_t;
 
 typedef hls_uint(384) req_row_t;
@@ -53,7 +60,11 @@ enum {
     RP_QUIESCED = RP_OFFSET + 32,
     RP_FLUSHING = RP_QUIESCED + 1,
     RP_WQE_VALID = RP_FLUSHING + 1,
-    RP_END = RP_WQE_VALID + 1,
+    RP_MAX_RD = RP_WQE_VALID + 1,
+    RP_RD_MASK = RP_MAX_RD + 5,
+    RP_RD_WAIT = RP_RD_MASK + 16,
+    RP_OWN_FLUSH = RP_RD_WAIT + 1,
+    RP_END = RP_OWN_FLUSH + 1,
 };
 _Static_assert(RP_END <= 384, "requester context row does not fit its word");
 
@@ -87,6 +98,10 @@ HLS_INLINE req_row_t ctx_pack(const req_ctx_t *c) {
     w = rp_put(w, RP_QUIESCED, 1, c->quiesced);
     w = rp_put(w, RP_FLUSHING, 1, c->flushing);
     w = rp_put(w, RP_WQE_VALID, 1, c->wqe_valid);
+    w = rp_put(w, RP_MAX_RD, 5, c->max_rd);
+    w = rp_put(w, RP_RD_MASK, 16, c->rd_mask);
+    w = rp_put(w, RP_RD_WAIT, 1, c->rd_wait);
+    w = rp_put(w, RP_OWN_FLUSH, 1, c->own_flush);
     return w;
 }
 
@@ -110,6 +125,10 @@ HLS_INLINE req_ctx_t ctx_unpack(req_row_t w) {
     c.quiesced = rp_get(w, RP_QUIESCED, 1) != 0;
     c.flushing = rp_get(w, RP_FLUSHING, 1) != 0;
     c.wqe_valid = rp_get(w, RP_WQE_VALID, 1) != 0;
+    c.max_rd = (hls_uint(5))rp_get(w, RP_MAX_RD, 5);
+    c.rd_mask = (uint16_t)rp_get(w, RP_RD_MASK, 16);
+    c.rd_wait = rp_get(w, RP_RD_WAIT, 1) != 0;
+    c.own_flush = rp_get(w, RP_OWN_FLUSH, 1) != 0;
     return c;
 }
 

@@ -82,6 +82,7 @@ HLS_INLINE void queue_cqe(responder_state *st, uint64_t wr_id, uint32_t byte_len
     c.cqe.opcode = opcode;
     c.cqe.status = status;
     c.cqe.flags = with_imm ? NIC_CQE_WITH_IMM : 0;
+    c.solicited = st->pkt.hdr.se; /* BTH SE of the message's last packet: CQ arm (nic_if.h) */
     st->cqe = c;
     st->need_cqe = true;
 }
@@ -89,7 +90,8 @@ HLS_INLINE void queue_cqe(responder_state *st, uint64_t wr_id, uint32_t byte_len
 /* Fatal NAK (IB 9.7.5.2.4-6): NAK with the request's PSN, an open SEND's WQE completes in
  * error, the QP goes to ERR here at once (later packets are dropped) and ctrl is told. */
 HLS_INLINE void fatal(responder_state *st, uint8_t syndrome, uint8_t wc_status) {
-    if (st->ctx.open == RSP_OPEN_SEND)
+    bool ends_recv = st->ctx.open == RSP_OPEN_SEND; /* a receive WQE's error CQE reports it */
+    if (ends_recv)
         queue_cqe(st, st->ctx.wqe_id, st->ctx.off, NIC_WC_RECV, wc_status, false);
     st->ctx.state = NIC_QPS_ERR;
     st->ctx.open = RSP_OPEN_NONE;
@@ -99,6 +101,7 @@ HLS_INLINE void fatal(responder_state *st, uint8_t syndrome, uint8_t wc_status) 
     e.qp = st->row;
     e.cq = (nic_cq_t)st->ctx.recv_cq;
     e.detail = wc_status;
+    e.in_cqe = ends_recv;
     st->ev = e;
     st->need_ev = true;
     st->discard = true;

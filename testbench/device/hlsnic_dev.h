@@ -25,8 +25,11 @@ typedef struct {
      * address to bind, remote address to send to), or NULL for no port (frames dropped). */
     const char *wire;
     const char *pcap;   /* optional: write every frame sent and received here */
-    /* Cycles the clock thread runs per batch before it releases the device lock; it sleeps
-     * (up to idle_sleep_us) when the NIC is idle: no frame, no doorbell, no DMA pending. */
+    /* Cycles the clock thread runs per batch before it releases the device lock (a waiting
+     * MMIO call ends a batch after a multiple of 16 cycles). When the NIC is idle (no frame,
+     * no doorbell, no command, no DMA pending) it runs 16-cycle batches and sleeps between
+     * them at least idle_sleep_us and at least 4x the batch's time, waking at once on MMIO
+     * work or a received frame (docs/device.md, "Threads and timing"). */
     unsigned batch_cycles;  /* 0 -> 256 */
     unsigned idle_sleep_us; /* 0 -> 50 */
 } hlsnic_dev_config_t;
@@ -62,9 +65,15 @@ typedef struct {
     uint64_t cycles;
     uint64_t tx_frames, rx_frames, rx_dropped;
     uint64_t dma_reads, dma_writes, dma_faults; /* faults: outside every mapped range */
+    /* additions (docs/device.md) */
+    uint64_t tx_dropped;   /* frames the NIC sent that the socket did not take (peer absent, full) */
+    uint64_t mmio_errors;  /* MMIO accesses that were not a register (hlsnic_dev_mmio_error) */
 } hlsnic_dev_stats_t;
 void hlsnic_dev_stats(hlsnic_dev_t *d, hlsnic_dev_stats_t *s);
 /* The first DMA fault as text ("cycle 123: write 0x7f..+64 outside every mapping"), or NULL. */
 const char *hlsnic_dev_first_fault(hlsnic_dev_t *d);
+/* The first MMIO access that was not a register, as text ("fn 0: read64 at BAR offset 0x5:
+ * misaligned"), or NULL. Such a read answers all ones and such a write is dropped, as on PCIe. */
+const char *hlsnic_dev_mmio_error(hlsnic_dev_t *d);
 
 #endif /* HLSNIC_DEV_H */

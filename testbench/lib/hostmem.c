@@ -186,6 +186,7 @@ void hostmem_free(hostmem_t *m) {
 
 /* ---- memory access -------------------------------------------------------------------- */
 static int mem_write(hostmem_t *m, uint64_t addr, const uint8_t *data, size_t len) {
+    if (m->cfg.backend.write) return m->cfg.backend.write(m->cfg.backend.ctx, addr, data, len);
     while (len) {
         uint64_t off = addr & (HOSTMEM_PAGE - 1);
         size_t k = HOSTMEM_PAGE - off < len ? HOSTMEM_PAGE - off : len;
@@ -209,7 +210,12 @@ static int mem_write(hostmem_t *m, uint64_t addr, const uint8_t *data, size_t le
 int hostmem_write(hostmem_t *m, uint64_t addr, const void *data, size_t len) {
     return mem_write(m, addr, data, len);
 }
-void hostmem_read(const hostmem_t *m, uint64_t addr, void *buf, size_t len) { pm_read(&m->pm, addr, buf, len); }
+/* Backdoor reads: the page store, or the backend (what it refuses reads as zeros). */
+static void mem_read(const hostmem_t *m, uint64_t addr, void *buf, size_t len) {
+    if (!m->cfg.backend.read) pm_read(&m->pm, addr, buf, len);
+    else if (m->cfg.backend.read(m->cfg.backend.ctx, addr, buf, len)) memset(buf, 0, len);
+}
+void hostmem_read(const hostmem_t *m, uint64_t addr, void *buf, size_t len) { mem_read(m, addr, buf, len); }
 int hostmem_fill(hostmem_t *m, uint64_t addr, uint8_t byte, size_t len) {
     uint8_t b[HOSTMEM_PAGE];
     memset(b, byte, sizeof b);
@@ -223,7 +229,7 @@ int hostmem_fill(hostmem_t *m, uint64_t addr, uint8_t byte, size_t len) {
 }
 uint64_t hostmem_read_u64(const hostmem_t *m, uint64_t addr) {
     uint8_t b[8];
-    pm_read(&m->pm, addr, b, 8);
+    mem_read(m, addr, b, 8);
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
     return v;
@@ -236,7 +242,11 @@ int hostmem_write_u64(hostmem_t *m, uint64_t addr, uint64_t v) {
 
 /* Memory as a read sees it: applied memory overlaid with every pending posted write. */
 static void sample_read(hostmem_t *m, rd_t *r) {
-    pm_read(&m->pm, r->addr, r->data, r->len);
+    if (m->cfg.backend.read && m->cfg.backend.read(m->cfg.backend.ctx, r->addr, r->data, r->len)) {
+        r->err = true; /* the backend refused it: one err beat, no data */
+        return;
+    }
+    if (!m->cfg.backend.read) pm_read(&m->pm, r->addr, r->data, r->len);
     for (uint32_t i = 0; i < m->wq_n; i++) {
         const wr_t *w = &m->wq[(m->wq_head + i) % m->wq_cap];
         uint64_t lo = w->addr > r->addr ? w->addr : r->addr;

@@ -81,6 +81,18 @@ typedef struct {
     hostmem_resp_t resp;
 } hostmem_port_out_t;
 
+/* Optional memory backend (testbench/device: a process's real memory). When set, DMA and the
+ * backdoor read and write through these callbacks instead of the sparse page store; the port
+ * timing and ordering rules above are unchanged. read fills buf and returns 0, or -1 when
+ * [addr, addr+len) may not be read: that DMA read answers one err beat. write returns 0, or -1
+ * when it may not be written: the beat is dropped. Snapshots, diffs and guard checks look at
+ * the page store only, so they see nothing of a backend. */
+typedef struct {
+    void *ctx;
+    int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+    int (*write)(void *ctx, uint64_t addr, const void *data, size_t len);
+} hostmem_backend_t;
+
 typedef struct {
     unsigned nports;            /* 0 -> 1 */
     uint32_t read_latency;      /* cycles from request to first beat; 0 -> 1 */
@@ -90,6 +102,7 @@ typedef struct {
     uint32_t write_queue;       /* posted writes pending per port; 0 -> 256 */
     uint32_t max_pages;         /* 4 KiB pages; 0 -> 65536 (256 MiB) */
     bool writes_pass_reads;     /* see above */
+    hostmem_backend_t backend;  /* all NULL: the sparse page store */
 } hostmem_config_t;
 
 typedef struct {

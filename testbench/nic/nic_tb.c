@@ -27,6 +27,7 @@ typedef struct { uint8_t *buf; size_t len; } frame_t;
 
 typedef struct {
     uint8_t *in, *out, *out_rtl, *st;
+    uint8_t *st_rtl;      /* lock-step register checks: the RTL's registers in the C layout */
     void *rtl;
     hostmem_t *mem;
     /* per stream: a ring of items */
@@ -39,6 +40,7 @@ typedef struct {
     uint8_t tx_buf[FRAME_MAX];
     size_t tx_len;
     uint64_t frames_sent, frames_rcvd;
+    uint64_t transfers;   /* top-level stream transfers (valid && ready at an edge), any stream */
     /* driver state */
     struct { uint64_t base; unsigned log; uint32_t ci; } cq[NIC_CQS];
     struct { uint64_t sq_base, rq_base; unsigned sq_log, rq_log; uint16_t sq_pi, rq_pi; } qp[NIC_QPS];
@@ -109,6 +111,10 @@ void nic_tb_config_default(nic_tb_config_t *c) {
 nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
     if (c->nics < 1 || c->nics > MAX_NICS) { fprintf(stderr, "nic_tb: %u NICs (1..%d)\n", c->nics, MAX_NICS); return NULL; }
     if (c->mode != NIC_TB_C && !m->rtl_new) { fprintf(stderr, "nic_tb: RTL mode without an RTL model\n"); return NULL; }
+    if (c->mode == NIC_TB_LOCKSTEP && c->regs_check_every && !m->rtl_read_regs) {
+        fprintf(stderr, "nic_tb: regs_check_every without the model's rtl_read_regs\n");
+        return NULL;
+    }
     ifc_t *f = ifc_read(m->iface);
     if (!f) return NULL;
     nic_tb_t *tb = calloc(1, sizeof *tb);
@@ -150,6 +156,7 @@ nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
         x->in = calloc(1, f->in_size);
         x->out = calloc(1, f->out_size);
         x->out_rtl = calloc(1, f->out_size);
+        if (c->mode == NIC_TB_LOCKSTEP && c->regs_check_every) x->st_rtl = calloc(1, f->state_size);
         x->st = aligned_alloc(64, (f->state_size + 63) / 64 * 64);
         memset(x->st, 0, f->state_size);
         x->mem = hostmem_new(&tb->c.mem);
@@ -164,7 +171,7 @@ void nic_tb_free(nic_tb_t *tb) {
     if (!tb) return;
     for (unsigned n = 0; n < tb->c.nics; n++) {
         nic_t *x = &tb->nic[n];
-        free(x->in); free(x->out); free(x->out_rtl); free(x->st);
+        free(x->in); free(x->out); free(x->out_rtl); free(x->st); free(x->st_rtl);
         hostmem_free(x->mem);
         for (unsigned i = 0; i < tb->ns; i++) free(x->q[i]);
         for (unsigned k = 0; k < x->rxn; k++) free(x->rxq[(x->rxh + k) % RXQ].buf);
@@ -183,6 +190,9 @@ bool nic_tb_has_stream(const nic_tb_t *tb, const char *name) { return find_strea
 uint8_t *nic_tb_c_state(nic_tb_t *tb, unsigned nic) { return tb->nic[nic].st; }
 uint64_t nic_tb_frames_sent(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].frames_sent; }
 uint64_t nic_tb_frames_received(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].frames_rcvd; }
+uint64_t nic_tb_transfers(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].transfers; }
+unsigned nic_tb_rx_queued(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].rxn; }
+bool nic_tb_rx_full(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].rxn == RXQ; }
 
 uint64_t nic_tb_out(const nic_tb_t *tb, unsigned nic, const char *name) {
     int k = find_leaf(tb->ifc->out, tb->ifc->n_out, name);
@@ -293,6 +303,82 @@ static void compare_outputs(nic_tb_t *tb, unsigned n) {
     }
 }
 
+/* Lock-step register check (regs_check_every): every register leaf and every memory's
+ * read-data register of the C state against the RTL's, after this cycle's edge. A divergence
+ * happened at one of the edges since the previous check. */
+static bool bits_differ(const uint8_t *a, const uint8_t *b, unsigned offset, unsigned width) {
+    for (unsigned i = 0; i < width; i++)
+        if (((a[offset + i / 8] ^ b[offset + i / 8]) >> (i % 8)) & 1) return true;
+    return false;
+}
+static void compare_regs(nic_tb_t *tb, unsigned n) {
+    const ifc_t *f = tb->ifc;
+    nic_t *x = &tb->nic[n];
+    if (tb->mismatch[0]) return;
+    tb->m.rtl_read_regs(x->rtl, x->st_rtl);
+    const char *what = NULL;
+    uint64_t cv = 0, rv = 0;
+    for (unsigned k = 0; k < f->n_regs && !what; k++)
+        if (bits_differ(x->st, x->st_rtl, f->regs[k].offset, f->regs[k].width)) {
+            what = f->regs[k].name;
+            cv = get_leaf(x->st, &f->regs[k]);
+            rv = get_leaf(x->st_rtl, &f->regs[k]);
+        }
+    for (unsigned k = 0; k < f->n_mems && !what; k++)
+        if (bits_differ(x->st, x->st_rtl, f->mems[k].offset, f->mems[k].width)) {
+            ifc_leaf l = {.offset = f->mems[k].offset, .width = f->mems[k].width, .size = f->mems[k].elem_size};
+            what = f->mems[k].name;
+            cv = get_leaf(x->st, &l);
+            rv = get_leaf(x->st_rtl, &l);
+        }
+    if (what)
+        snprintf(tb->mismatch, sizeof tb->mismatch,
+                 "cycle %llu nic %u: register %s C=0x%llx RTL=0x%llx (written at an edge of cycles %llu..%llu)",
+                 (unsigned long long)tb->cycle, n, what, (unsigned long long)cv, (unsigned long long)rv,
+                 (unsigned long long)(tb->cycle + 1 > tb->c.regs_check_every ? tb->cycle + 1 - tb->c.regs_check_every : 0),
+                 (unsigned long long)tb->cycle);
+}
+
+void *nic_tb_rtl(nic_tb_t *tb, unsigned nic) { return nic < tb->c.nics ? tb->nic[nic].rtl : NULL; }
+
+bool nic_tb_compare_state(nic_tb_t *tb) {
+    const ifc_t *f = tb->ifc;
+    if (tb->mismatch[0]) return false; /* the first mismatch is kept */
+    if (tb->c.mode != NIC_TB_LOCKSTEP || !tb->m.rtl_read_state) {
+        snprintf(tb->mismatch, sizeof tb->mismatch, "nic_tb_compare_state: needs lock-step mode and rtl_read_state");
+        return false;
+    }
+    uint8_t *rs = calloc(1, f->state_size);
+    for (unsigned n = 0; n < tb->c.nics && !tb->mismatch[0]; n++) {
+        nic_t *x = &tb->nic[n];
+        memset(rs, 0, f->state_size);
+        tb->m.rtl_read_state(x->rtl, rs);
+        for (unsigned k = 0; k < f->n_regs && !tb->mismatch[0]; k++)
+            if (bits_differ(x->st, rs, f->regs[k].offset, f->regs[k].width))
+                snprintf(tb->mismatch, sizeof tb->mismatch, "cycle %llu nic %u: register %s C=0x%llx RTL=0x%llx",
+                         (unsigned long long)tb->cycle, n, f->regs[k].name,
+                         (unsigned long long)get_leaf(x->st, &f->regs[k]), (unsigned long long)get_leaf(rs, &f->regs[k]));
+        for (unsigned k = 0; k < f->n_mems && !tb->mismatch[0]; k++) {
+            const ifc_mem *mm = &f->mems[k];
+            /* rdata, then cell i at offset + elem_size * (1 + i); width bits of each */
+            for (unsigned i = 0; i <= mm->depth && !tb->mismatch[0]; i++) {
+                unsigned off = mm->offset + mm->elem_size * i;
+                if (!bits_differ(x->st, rs, off, mm->width)) continue;
+                unsigned b = 0;
+                while (b < mm->elem_size && x->st[off + b] == rs[off + b]) b++;
+                if (i == 0)
+                    snprintf(tb->mismatch, sizeof tb->mismatch, "cycle %llu nic %u: memory %s rdata byte %u C=0x%02x RTL=0x%02x",
+                             (unsigned long long)tb->cycle, n, mm->name, b, x->st[off + b], rs[off + b]);
+                else
+                    snprintf(tb->mismatch, sizeof tb->mismatch, "cycle %llu nic %u: memory %s cell %u byte %u C=0x%02x RTL=0x%02x",
+                             (unsigned long long)tb->cycle, n, mm->name, i - 1, b, x->st[off + b], rs[off + b]);
+            }
+        }
+    }
+    free(rs);
+    return !tb->mismatch[0];
+}
+
 static void take_outputs(nic_tb_t *tb, unsigned n) {
     const ifc_t *f = tb->ifc;
     nic_t *x = &tb->nic[n];
@@ -300,6 +386,13 @@ static void take_outputs(nic_tb_t *tb, unsigned n) {
         const sport_t *s = &tb->s[i];
         if (s->is_input) {
             bool fire = x->in[f->in[s->valid].offset] && (x->out[f->out[s->ready].offset] & 1);
+            /* a DMA response stream is fed by the host memory, not by a test queue: its
+             * queue must not count down (it used to wrap to 2^32 - 1 items, and from then on
+             * every cycle offered a zero beat as valid: found by testbench/scenario) */
+            bool dma_resp = false;
+            for (unsigned d = 0; d < tb->ndma; d++) dma_resp |= tb->dma_resp[d] == (int)i;
+            if (dma_resp) { x->transfers += fire; continue; }
+            x->transfers += fire;
             if (fire && (int)i != tb->frame_in) { x->qh[i] = (x->qh[i] + 1) % QCAP; x->qn[i]--; }
             if (fire && (int)i == tb->frame_in) {
                 frame_t *fr = &x->rxq[x->rxh];
@@ -316,6 +409,7 @@ static void take_outputs(nic_tb_t *tb, unsigned n) {
         }
         bool fire = (x->out[f->out[s->valid].offset] & 1) && x->in[f->in[s->ready].offset];
         if (!fire) continue;
+        x->transfers++;
         if ((int)i == tb->frame_out) {
             nic_beat_t b;
             memcpy(&b, x->out + s->base, sizeof b);
@@ -371,13 +465,15 @@ void nic_tb_step(nic_tb_t *tb) {
             tb->m.rtl_eval(x->rtl, x->in, tb->c.mode == NIC_TB_RTL ? x->out : x->out_rtl);
             tb->m.rtl_edge(x->rtl);
             if (tb->c.mode == NIC_TB_LOCKSTEP) compare_outputs(tb, n);
+            if (tb->c.mode == NIC_TB_LOCKSTEP && tb->c.regs_check_every && (tb->cycle + 1) % tb->c.regs_check_every == 0)
+                compare_regs(tb, n);
         }
         take_outputs(tb, n);
     }
     for (unsigned n = 0; n < tb->c.nics; n++) {
         nic_t *x = &tb->nic[n];
         hostmem_tick(x->mem);
-        static uint8_t buf[FRAME_MAX];
+        uint8_t buf[FRAME_MAX]; /* not static: harnesses of several threads (testbench/device) */
         size_t len;
         while (x->rxn < RXQ && wire_recv(tb->w, n, buf, sizeof buf, &len, tb->cycle) == 1)
             nic_tb_inject(tb, n, buf, len);
@@ -462,13 +558,16 @@ int nic_tb_modify_qp_rts(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, 
                          uint64_t dst_mac, uint32_t dst_ip, uint32_t sq_psn, uint32_t rq_psn,
                          unsigned pmtu) {
     nic_cmd_t c = {.op = NIC_CMD_MODIFY_QP, .fn = fn, .num = qpn};
-    c.mask = NIC_QPA_STATE | NIC_QPA_ACCESS;
+    c.mask = NIC_QPA_STATE | NIC_QPA_ACCESS | NIC_QPA_PKEY_INDEX | NIC_QPA_PORT;
     c.qp.state = NIC_QPS_INIT;
+    c.qp.pkey_index = 0;
+    c.qp.port_num = 1;
     c.qp.access = NIC_ACC_REMOTE_WRITE | NIC_ACC_REMOTE_READ | NIC_ACC_REMOTE_ATOMIC;
     int r = nic_tb_cmd(tb, nic, &c, NULL);
     if (r) return r;
     c.mask = NIC_QPA_STATE | NIC_QPA_AV | NIC_QPA_PATH_MTU | NIC_QPA_DEST_QPN | NIC_QPA_RQ_PSN |
-             NIC_QPA_MIN_RNR_TIMER;
+             NIC_QPA_MIN_RNR_TIMER | NIC_QPA_MAX_DEST_RD_ATOMIC;
+    c.qp.max_dest_rd_atomic = NIC_MAX_DEST_RD_ATOMIC;
     c.qp.state = NIC_QPS_RTR;
     c.qp.dst_mac = dst_mac;
     c.qp.dst_ip = dst_ip;
@@ -478,7 +577,9 @@ int nic_tb_modify_qp_rts(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, 
     c.qp.rq_psn = (hls_u24)rq_psn;
     c.qp.min_rnr_timer = 12;
     if ((r = nic_tb_cmd(tb, nic, &c, NULL))) return r;
-    c.mask = NIC_QPA_STATE | NIC_QPA_SQ_PSN | NIC_QPA_TIMEOUT | NIC_QPA_RETRY_CNT | NIC_QPA_RNR_RETRY;
+    c.mask = NIC_QPA_STATE | NIC_QPA_SQ_PSN | NIC_QPA_TIMEOUT | NIC_QPA_RETRY_CNT | NIC_QPA_RNR_RETRY |
+             NIC_QPA_MAX_QP_RD_ATOMIC;
+    c.qp.max_rd_atomic = NIC_MAX_RD_ATOMIC;
     c.qp.state = NIC_QPS_RTS;
     c.qp.sq_psn = (hls_u24)sq_psn;
     c.qp.timeout = 14;

@@ -30,12 +30,18 @@ typedef struct {
     void (*rtl_eval)(void *m, const void *in, void *out);
     void (*rtl_edge)(void *m);
     void (*rtl_free)(void *m);
+    /* optional: TOP_rtl_read_regs, for nic_tb_config_t.regs_check_every (lock-step) */
+    void (*rtl_read_regs)(void *m, void *state);
+    /* optional: TOP_rtl_read_state (memory cells too), for nic_tb_compare_state */
+    void (*rtl_read_state)(void *m, void *state);
 } nic_tb_model_t;
 
 #define NIC_TB_RTL_FNS(top)                                                                  \
     .rtl_new = (void *(*)(void))top##_rtl_new,                                             \
     .rtl_eval = (void (*)(void *, const void *, void *))top##_rtl_eval,                    \
-    .rtl_edge = (void (*)(void *))top##_rtl_edge, .rtl_free = (void (*)(void *))top##_rtl_free
+    .rtl_edge = (void (*)(void *))top##_rtl_edge, .rtl_free = (void (*)(void *))top##_rtl_free, \
+    .rtl_read_regs = (void (*)(void *, void *))top##_rtl_read_regs,                           \
+    .rtl_read_state = (void (*)(void *, void *))top##_rtl_read_state
 
 typedef enum {
     NIC_TB_C = 0,        /* the generated C model */
@@ -51,6 +57,11 @@ typedef struct {
     hostmem_config_t mem;   /* nports is set to the model's DMA port count */
     uint64_t seed;          /* output back-pressure on test-drained streams */
     unsigned backpressure_pct; /* % of cycles a drained stream's ready is low */
+    /* Lock-step only: every this many cycles (0: never) also compare every register and
+     * memory read-data register of the C model's state with the RTL's (TOP_rtl_read_regs),
+     * so a divergence is caught where it starts, named by register, not only when it
+     * reaches an output. */
+    unsigned regs_check_every;
 } nic_tb_config_t;
 
 typedef struct nic_tb nic_tb_t;
@@ -67,6 +78,15 @@ wire_t *nic_tb_wire(nic_tb_t *tb);
 /* Lock-step: 0 while C and RTL agree; else the first mismatch ("cycle 12 nic 0: out
  * rxd_req_pkt_valid C=0x1 RTL=0x0"). */
 const char *nic_tb_mismatch(const nic_tb_t *tb);
+/* Lock-step: compare the whole state of every NIC, C model against RTL (every register,
+ * memory read-data register and memory cell: context tables included). True when equal;
+ * false when a mismatch was recorded before (it is kept) or is found now (it becomes the
+ * mismatch: "cycle 9 nic 0: memory resp.st_qpc cell 17 byte 3 C=0x.. RTL=0x.."); also false,
+ * with that reason as the mismatch, outside lock-step or without the model's rtl_read_state. */
+bool nic_tb_compare_state(nic_tb_t *tb);
+/* The RTL model of nic (NULL in C mode), e.g. for TOP_rtl_trace(nic_tb_rtl(tb, 1), "x.fst")
+ * with a model built by build-model --trace. */
+void *nic_tb_rtl(nic_tb_t *tb, unsigned nic);
 
 /* One clock cycle of every NIC, its host memory and the wire. */
 void nic_tb_step(nic_tb_t *tb);
@@ -93,6 +113,14 @@ uint64_t nic_tb_out(const nic_tb_t *tb, unsigned nic, const char *name);
 void nic_tb_inject(nic_tb_t *tb, unsigned nic, const uint8_t *frame, size_t len);
 uint64_t nic_tb_frames_sent(const nic_tb_t *tb, unsigned nic);
 uint64_t nic_tb_frames_received(const nic_tb_t *tb, unsigned nic); /* fed into frame_in */
+/* Frames waiting for frame_in (injected or from the wire, not yet taken whole), and whether
+ * that queue is full (nic_tb_inject would drop the next one). */
+unsigned nic_tb_rx_queued(const nic_tb_t *tb, unsigned nic);
+bool nic_tb_rx_full(const nic_tb_t *tb, unsigned nic);
+/* Transfers on nic's top-level streams so far (every valid && ready edge: commands,
+ * doorbells, DMA requests and beats, frame beats): unchanged over N cycles means the NIC did
+ * nothing its host or wire could see in them (testbench/device sleeps on that). */
+uint64_t nic_tb_transfers(const nic_tb_t *tb, unsigned nic);
 
 /* ---- driver: what a host driver does (needs ctrl/requester/responder/cq_writer) -------- */
 /* Issue a command on ctrl_cmd and wait (up to 100000 cycles) for its response: the

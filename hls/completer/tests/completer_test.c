@@ -854,6 +854,125 @@ static void sc_wqe_rec_while_req_ctl_blocked(void) {
     expect_ctl(NIC_REQ_RETIRED, &q, 2, 0);
 }
 
+/* ---- regressions found by testbench/scenario (docs/scenarios.md) ---- */
+
+/* A response and the record it answers reach the completer in the same cycle (the ACK of a
+ * one-packet SEND can come back before the record is taken): the record goes first, the
+ * ACK is not dropped as "nothing outstanding" (found by scenario mixed). */
+static void sc_ack_with_its_record(void) {
+    qp_t q = qp_std(2, 0x001515, 1);
+    bring_up(&q);
+    ack(&q, 30, ACK_SYN);                       /* queued first, both valid together */
+    rec(&q, 0, 30, 30, NIC_WR_SEND, 1, 0x1500, 0, 9, 0);
+    run(60);
+    expect_cqe(&q, 0x1500, NIC_WC_SEND, NIC_WC_SUCCESS, 9);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
+    expect_u32("acks", st.acks, 1);
+    expect_u32("dropped", st.dropped, 0);
+}
+
+/* An ACK inside a multi-packet WRITE (AckReq every 8th PSN) retires nothing, counts as an
+ * ACK (not dropped) and restarts the ACK timer: the resend comes one timeout after it. */
+static void sc_mid_message_ack(void) {
+    qp_t q = qp_std(0, 0x001616, 1);
+    q.timeout = 1;                              /* 2048 cycles */
+    bring_up(&q);
+    rec(&q, 0, 100, 111, NIC_WR_WRITE, 1, 0x1600, 0, 12 * 256, 0);
+    run(1000);
+    uint64_t t = cycle;
+    ack(&q, 107, ACK_SYN);
+    run(200);
+    expect_u32("acks", st.acks, 1);
+    expect_u32("dropped", st.dropped, 0);
+    if (n_ctl != r_ctl || n_cqe != r_cqe) fail("a mid-message ACK retired or resent something");
+    run_to(t + 2048 + lat() + 10);
+    expect_within("resend after the mid-message ACK", expect_ctl(NIC_REQ_REWIND, &q, 0, 100),
+                  t + 2048, t + 2048 + lat());
+    ack(&q, 111, ACK_SYN);
+    run(80);
+    expect_cqe(&q, 0x1600, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 12 * 256);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
+    expect_u32("timeouts", st.timeouts, 1);
+}
+
+/* NAKs for the packets sent before the requester learnt of the RNR (the responder's
+ * sequence-error NAK for 401, a duplicated RNR NAK) are echoes: one RNR retry for the burst (rnr_retry 1 survives it), one resend after the wait (scenario
+ * rnr-wait). */
+static void sc_rnr_echoes(void) {
+    qp_t q = qp_std(1, 0x001717, 2);
+    q.rnr_retry = 1;
+    bring_up(&q);
+    rec(&q, 0, 400, 400, NIC_WR_SEND, 1, 0x1700, 0, 10, 0);
+    rec(&q, 1, 401, 401, NIC_WR_SEND, 1, 0x1701, 0, 11, 0);
+    rec(&q, 2, 402, 402, NIC_WR_SEND, 1, 0x1702, 0, 12, 0);
+    run(40);
+    uint64_t t = cycle;
+    ack(&q, 400, 0x21);                         /* RNR, 2500 cycles */
+    ack(&q, 400, 0x60);                         /* 401 arrived out of sequence */
+    ack(&q, 400, 0x21);                         /* the wire duplicated the RNR NAK */
+    run(2500 + lat());
+    expect_within("RNR resend", expect_ctl(NIC_REQ_REWIND, &q, 0, 400), t + 2500, t + 2500 + lat());
+    ack(&q, 402, ACK_SYN);
+    run(80);
+    expect_cqe(&q, 0x1700, NIC_WC_SEND, NIC_WC_SUCCESS, 10);
+    expect_cqe(&q, 0x1701, NIC_WC_SEND, NIC_WC_SUCCESS, 11);
+    expect_cqe(&q, 0x1702, NIC_WC_SEND, NIC_WC_SUCCESS, 12);
+    expect_ctl(NIC_REQ_RETIRED, &q, 3, 0);
+    expect_u32("naks", st.naks, 1);
+    expect_u32("retries", st.retries, 1);
+}
+
+/* A duplicated NAK (sequence error) starts one resend, not two (scenario faults). */
+static void sc_duplicate_nak(void) {
+    qp_t q = qp_std(3, 0x001818, 1);
+    bring_up(&q);
+    rec(&q, 0, 200, 200, NIC_WR_SEND, 1, 0x1800, 0, 1, 0);
+    rec(&q, 1, 201, 201, NIC_WR_SEND, 1, 0x1801, 0, 2, 0);
+    run(40);
+    ack(&q, 200, 0x60);
+    ack(&q, 200, 0x60);                         /* the wire duplicated it */
+    run(80);
+    expect_ctl(NIC_REQ_REWIND, &q, 0, 200);
+    expect_u32("retries", st.retries, 1);
+    ack(&q, 201, ACK_SYN);
+    run(60);
+    expect_cqe(&q, 0x1800, NIC_WC_SEND, NIC_WC_SUCCESS, 1);
+    expect_cqe(&q, 0x1801, NIC_WC_SEND, NIC_WC_SUCCESS, 2);
+    expect_ctl(NIC_REQ_RETIRED, &q, 2, 0);
+}
+
+/* After a timeout resend, the ACK answering the resent SEND behind a lost atomic response
+ * (which implies that loss) starts no second resend: one retry per loss, the next is the
+ * timer's (rxe started_retry). Counting it burnt two retries per loss (faults seed 74). */
+static void sc_timeout_then_implied_loss(void) {
+    qp_t q = qp_std(0, 0x001919, 3);
+    q.timeout = 1;                              /* 2048 cycles */
+    q.retry_cnt = 2;
+    bring_up(&q);
+    rec(&q, 0, 50, 50, NIC_WR_CAS, 1, 0x1900, A(0x70000), 8, 0);
+    rec(&q, 1, 51, 51, NIC_WR_SEND, 1, 0x1901, 0, 3, 0);
+    uint64_t t = cycle;
+    run_to(t + 2048 + lat() + 10);
+    uint64_t r1 = expect_ctl(NIC_REQ_REWIND, &q, 0, 50);
+    ack(&q, 51, ACK_SYN);                       /* the CAS response was lost again */
+    run(200);
+    if (n_ctl != r_ctl) fail("an implied loss after a timeout resend started another resend");
+    run_to(r1 + 2048 + lat() + 10);
+    expect_within("second timeout resend", expect_ctl(NIC_REQ_REWIND, &q, 0, 50), r1 + 2048,
+                  r1 + 2048 + lat());
+    resp(&q, q.qpn, ROCE_OP_ATOMIC_ACKNOWLEDGE, 50, ACK_SYN, 0x0102030405060708ull, NULL, 0);
+    ack(&q, 51, ACK_SYN);
+    run(100);
+    uint64_t v = 0x0102030405060708ull;
+    memcpy(exp_mem + 0x70000, &v, 8);
+    expect_cqe(&q, 0x1900, NIC_WC_COMP_SWAP, NIC_WC_SUCCESS, 8);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
+    expect_cqe(&q, 0x1901, NIC_WC_SEND, NIC_WC_SUCCESS, 3);
+    expect_ctl(NIC_REQ_RETIRED, &q, 2, 0);
+    expect_u32("timeouts", st.timeouts, 2);
+    expect_u32("retries", st.retries, 2);
+}
+
 /* random but well-formed traffic on every input for 300000 cycles, under the sanitizers:
  * no undefined behaviour, every output beat held until taken, every DMA write inside the
  * buffers the records name (so inside the test memory) */
@@ -931,6 +1050,11 @@ int main(void) {
         {"status_wqe_behind_read", sc_status_behind_read},
         {"status_wqe_behind_write_retry_exc", sc_status_behind_timeout},
         {"wqe_rec_while_req_ctl_blocked", sc_wqe_rec_while_req_ctl_blocked},
+        {"ack_with_its_record_same_cycle", sc_ack_with_its_record},
+        {"mid_message_ack_restarts_timer", sc_mid_message_ack},
+        {"rnr_nak_echoes_one_retry", sc_rnr_echoes},
+        {"duplicate_nak_one_resend", sc_duplicate_nak},
+        {"timeout_resend_then_implied_loss", sc_timeout_then_implied_loss},
         {"random_traffic", sc_random},
     };
     unsigned failed = 0, total = 0;

@@ -1,7 +1,8 @@
 /* cq_writer_test — drives cq_writer cycle by cycle against testbench/lib/hostmem and checks
  * the CQ rings byte for byte: CQE layout, owner bit per pass, round-robin, doorbells,
- * overrun (one event, drops counted), CQEs for absent CQs, and a long run in which a host
- * model polls owner bits and rings doorbells past the 16-bit consumer-index wrap. */
+ * overrun (one event, drops counted), CQEs for absent CQs, CQ arm and completion events
+ * (ibv_req_notify_cq: next / solicited), and a long run in which a host model polls owner
+ * bits, re-arms and rings doorbells past the 16-bit consumer-index wrap. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@ typedef struct {
     nic_db_t db; bool db_v;
     cqe_q resp, comp;
     nic_event_t evs[8]; unsigned nev;
+    uint32_t ev_written[8];                   /* cqes_written when each event was taken */
+    unsigned ncomp;                           /* NIC_EV_CQ_COMP events seen (any number) */
     uint64_t *accepted; uint32_t naccepted;   /* wr_ids in the order cq_writer took them */
     uint64_t cycle;
 } tb_t;
@@ -54,7 +57,11 @@ static void step(tb_t *tb) {
     if (in.cqe_comp.valid && out.cqe_comp_ready) tb->comp.h++;
     if (tb->accepted && (out.cqe_resp_ready || out.cqe_comp_ready))
         tb->accepted[tb->naccepted++] = (out.cqe_comp_ready ? in.cqe_comp.data : in.cqe_resp.data).cqe.wr_id;
-    if (out.ev.valid && in.ev_ready && tb->nev < 8) tb->evs[tb->nev++] = out.ev.data;
+    if (out.ev.valid && in.ev_ready && out.ev.data.kind == NIC_EV_CQ_COMP) tb->ncomp++;
+    if (out.ev.valid && in.ev_ready && tb->nev < 8) {
+        tb->ev_written[tb->nev] = tb->st.cqes_written;
+        tb->evs[tb->nev++] = out.ev.data;
+    }
     hostmem_port_in_t hi = {0};
     hi.req_valid = out.dma_req.valid && in.dma_req_ready;
     hi.req.op = out.dma_req.data.write ? HOSTMEM_OP_WRITE : HOSTMEM_OP_READ;
@@ -82,10 +89,12 @@ static void send_cfg(tb_t *tb, nic_cq_t row, uint32_t cqn, uint64_t base, unsign
     tb->cfg = c; tb->cfg_v = true;
     settle(tb);
 }
-static void ring(tb_t *tb, unsigned fn, uint32_t cqn, uint16_t ci) {
-    tb->db.fn = (nic_fn_t)fn; tb->db.num = (hls_u24)cqn; tb->db.index = ci; tb->db_v = true;
+static void ring_arm(tb_t *tb, unsigned fn, uint32_t cqn, uint16_t ci, unsigned arm) {
+    tb->db.fn = (nic_fn_t)fn; tb->db.num = (hls_u24)cqn; tb->db.index = ci; tb->db.arm = (hls_uint(2))arm;
+    tb->db_v = true;
     settle(tb);
 }
+static void ring(tb_t *tb, unsigned fn, uint32_t cqn, uint16_t ci) { ring_arm(tb, fn, cqn, ci, NIC_ARM_NONE); }
 static nic_cqe_t mk_cqe(uint32_t n) {
     nic_cqe_t c = {0};
     c.wr_id = 0x1000000000000000ull + n * 0x10001ull;
@@ -95,9 +104,12 @@ static nic_cqe_t mk_cqe(uint32_t n) {
     c.rsvd = 0xDEADBEEFull;          /* garbage: written as 0 */
     return c;
 }
-static void push(cqe_q *q, nic_cq_t row, nic_cqe_t c) {
-    q->q[q->t % QLEN].cq = row; q->q[q->t % QLEN].cqe = c; q->t++;
+static void push_sol(cqe_q *q, nic_cq_t row, nic_cqe_t c, bool solicited) {
+    q->q[q->t % QLEN].cq = row; q->q[q->t % QLEN].cqe = c; q->q[q->t % QLEN].solicited = solicited; q->t++;
 }
+static void push(cqe_q *q, nic_cq_t row, nic_cqe_t c) { push_sol(q, row, c, false); }
+/* A successful (status 0) CQE n. */
+static nic_cqe_t ok_cqe(uint32_t n) { nic_cqe_t c = mk_cqe(n); c.status = NIC_WC_SUCCESS; return c; }
 /* The CQE n (the n-th written to the ring) must hold c with the owner bit of its pass. */
 static bool check_slot(tb_t *tb, uint64_t base, unsigned log, uint32_t n, nic_cqe_t c) {
     nic_cqe_t e = c;
@@ -203,13 +215,15 @@ static void test_invalid(void) {
 /* A host that polls the ring (owner bit = its pass parity), checks each CQE and rings the
  * doorbell now and then; producers never exceed the space the host has reported. */
 static void test_long_run(void) {
-    tb_begin("cq_writer: 70000 CQEs through an 8-entry ring, host polling, ci wraps 2^16");
+    tb_begin("cq_writer: 70000 CQEs through an 8-entry ring, host polling and re-arming, ci wraps 2^16");
     tb_t tb; tb_init(&tb, 5);
     tb.dma_stall_pct = 20;
     const uint64_t base = 0x500000;
     const unsigned log = 3;
     send_cfg(&tb, 10, 10, base, log, true);
     uint32_t pushed = 0, ci = 0, reported = 0, bad = 0;
+    unsigned arms = 0, comps_seen = 0;
+    bool armed = false;   /* an arm was sent and its event has not come yet */
     const uint32_t total = 70000;
     tb.accepted = calloc(total, sizeof *tb.accepted);
     while (ci < total && tb.cycle < 2000000) {
@@ -227,15 +241,93 @@ static void test_long_run(void) {
         }
         if (!tb.db_v && ci != reported && prng_below(&tb.r, 100) < 20) {
             tb.db.fn = 0; tb.db.num = 10; tb.db.index = (uint16_t)ci; tb.db_v = true;
+            tb.db.arm = NIC_ARM_NONE;
+            if (!armed && prng_below(&tb.r, 100) < 30) { tb.db.arm = NIC_ARM_NEXT; armed = true; arms++; }
             reported = ci;   /* space counts once the doorbell is sent (it is applied first) */
         }
         step(&tb);
+        if (tb.ncomp != comps_seen) {  /* exactly one event per arm, and only while armed */
+            if (!armed || tb.ncomp != comps_seen + 1) bad = bad ? bad : 0x80000000u;
+            comps_seen = tb.ncomp;
+            armed = false;
+        }
     }
     CHECK(ci == total, "host consumed %u of %u in %llu cycles", ci, total, (unsigned long long)tb.cycle);
-    CHECK(!bad, "CQE %u is not the %u-th accepted", bad - 1, bad - 1);
-    CHECK(tb.st.cqes_written == total && tb.st.cqes_dropped == 0 && tb.nev == 0, "w %u d %u ev %u",
-          tb.st.cqes_written, tb.st.cqes_dropped, tb.nev);
+    CHECK(bad != 0x80000000u, "a completion event without an arm, or two for one arm");
+    CHECK(!bad || bad == 0x80000000u, "CQE %u is not the %u-th accepted", bad - 1, bad - 1);
+    settle(&tb);
+    CHECK(arms > 100 && tb.ncomp == arms - (armed ? 1 : 0), "arms %u events %u (armed at the end %d)", arms, tb.ncomp,
+          armed);
+    unsigned errs = 0;
+    for (unsigned i = 0; i < tb.nev; i++) errs += tb.evs[i].kind != NIC_EV_CQ_COMP;
+    CHECK(tb.st.cqes_written == total && tb.st.cqes_dropped == 0 && errs == 0, "w %u d %u err events %u",
+          tb.st.cqes_written, tb.st.cqes_dropped, errs);
     tb_end(); free(tb.accepted); tb_free(&tb);
+}
+
+/* ibv_req_notify_cq: arm through the doorbell, one NIC_EV_CQ_COMP per arm, after the CQE. */
+static void test_arm(void) {
+    tb_begin("cq_writer: CQ arm NEXT / SOLICITED, one event per arm, after the CQE's write");
+    tb_t tb; tb_init(&tb, 6);
+    tb.dma_stall_pct = 30; tb.ev_stall_pct = 50;
+    const uint64_t base = 0x600000;
+    send_cfg(&tb, 16 + 6, 0x46, base, 4, true);     /* fn 1, cqn 0x46 -> row 22 */
+    const nic_cq_t row = 22;
+    uint32_t n = 0;
+    push(&tb.resp, row, ok_cqe(n++)); push(&tb.comp, row, ok_cqe(n++));
+    settle(&tb);
+    CHECK(tb.nev == 0, "event without an arm");
+    ring_arm(&tb, 1, 0x46, 0, NIC_ARM_NEXT);       /* two CQEs unconsumed: they do not fire it */
+    CHECK(tb.nev == 0, "an arm fired on CQEs that were there before it");
+    push(&tb.comp, row, ok_cqe(n++));
+    settle(&tb);
+    CHECK(tb.nev == 1 && tb.evs[0].kind == NIC_EV_CQ_COMP && tb.evs[0].cq == row && tb.evs[0].qp == 0 &&
+          tb.evs[0].detail == 0, "NEXT: events %u kind %u cq %u", tb.nev, tb.evs[0].kind, (unsigned)tb.evs[0].cq);
+    CHECK(tb.ev_written[0] == n, "event before its CQE's write (%u written of %u)", tb.ev_written[0], n);
+    CHECK(check_slot(&tb, base, 4, n - 1, ok_cqe(n - 1)), "armed CQE written");
+    push(&tb.resp, row, ok_cqe(n++)); push(&tb.comp, row, ok_cqe(n++));
+    settle(&tb);
+    CHECK(tb.nev == 1, "fired twice on one arm");
+
+    ring_arm(&tb, 1, 0x46, (uint16_t)n, NIC_ARM_SOLICITED);
+    push(&tb.resp, row, ok_cqe(n++));              /* receive without SE, successful send */
+    push(&tb.comp, row, ok_cqe(n++));
+    settle(&tb);
+    CHECK(tb.nev == 1, "SOLICITED fired on an unsolicited successful CQE");
+    push_sol(&tb.resp, row, ok_cqe(n++), true);
+    settle(&tb);
+    CHECK(tb.nev == 2 && tb.evs[1].kind == NIC_EV_CQ_COMP && tb.ev_written[1] == n, "SOLICITED: solicited CQE");
+    ring_arm(&tb, 1, 0x46, (uint16_t)n, NIC_ARM_SOLICITED);
+    nic_cqe_t e = ok_cqe(n++); e.status = NIC_WC_RETRY_EXC_ERR;
+    push(&tb.comp, row, e);
+    settle(&tb);
+    CHECK(tb.nev == 3 && tb.evs[2].kind == NIC_EV_CQ_COMP, "SOLICITED: error CQE (11.4.2.2)");
+
+    ring_arm(&tb, 1, 0x46, (uint16_t)n, NIC_ARM_NEXT); /* NEXT, then SOLICITED: still NEXT */
+    ring_arm(&tb, 1, 0x46, (uint16_t)n, NIC_ARM_SOLICITED);
+    ring(&tb, 1, 0x46, (uint16_t)n);               /* a plain doorbell keeps the arm */
+    push(&tb.comp, row, ok_cqe(n++));
+    settle(&tb);
+    CHECK(tb.nev == 4, "NEXT weakened or cleared by a later doorbell");
+
+    ring_arm(&tb, 1, 0x56, (uint16_t)n, NIC_ARM_NEXT); /* same row, other cqn: not this CQ */
+    ring_arm(&tb, 0, 0x46, (uint16_t)n, NIC_ARM_NEXT); /* other function */
+    push(&tb.comp, row, ok_cqe(n++));
+    settle(&tb);
+    CHECK(tb.nev == 4, "a foreign doorbell armed the CQ");
+
+    ring_arm(&tb, 1, 0x46, (uint16_t)n, NIC_ARM_NEXT);
+    send_cfg(&tb, row, 0x46, base, 1, true);        /* destroyed and recreated (2 entries): disarmed */
+    push(&tb.comp, row, ok_cqe(0));
+    settle(&tb);
+    CHECK(tb.nev == 4, "a recreated CQ kept the old arm");
+    ring_arm(&tb, 1, 0x46, 0, NIC_ARM_NEXT);
+    push(&tb.comp, row, ok_cqe(1)); push(&tb.comp, row, ok_cqe(2)); /* the second overruns */
+    settle(&tb);
+    CHECK(tb.nev == 6 && tb.evs[4].kind == NIC_EV_CQ_COMP && tb.evs[5].kind == NIC_EV_CQ_ERR,
+          "armed then overrun: %u events, kinds %u %u", tb.nev, tb.evs[4].kind, tb.evs[5].kind);
+    CHECK(tb.st.cqes_dropped == 1, "dropped %u", tb.st.cqes_dropped);
+    tb_end(); tb_free(&tb);
 }
 
 int main(void) {
@@ -243,6 +335,7 @@ int main(void) {
     test_wrap_owner();
     test_overrun();
     test_invalid();
+    test_arm();
     test_long_run();
     return tb_exit();
 }

@@ -101,11 +101,14 @@ static nic_cmd_t modify(unsigned fn, uint32_t qpn, unsigned to, uint32_t mask) {
     c.qp.pmtu = 3; c.qp.dest_qpn = 0x000abc; c.qp.rq_psn = 0x123456; c.qp.sq_psn = 0xfffff0;
     c.qp.timeout = 14; c.qp.retry_cnt = 7; c.qp.rnr_retry = 6; c.qp.min_rnr_timer = 12;
     c.qp.backoff = 1; c.qp.backoff_first = 3; c.qp.backoff_cap = 9;
+    c.qp.pkey_index = 0; c.qp.port_num = 1; c.qp.max_rd_atomic = 16; c.qp.max_dest_rd_atomic = 4;
     return c;
 }
-#define M_INIT NIC_QPA_ACCESS
-#define M_RTR (NIC_QPA_AV | NIC_QPA_PATH_MTU | NIC_QPA_DEST_QPN | NIC_QPA_RQ_PSN)
-#define M_RTS (NIC_QPA_SQ_PSN | NIC_QPA_TIMEOUT | NIC_QPA_RETRY_CNT | NIC_QPA_RNR_RETRY)
+/* The RC required attributes of kernel verbs.c qp_state_table, written out again here. */
+#define M_INIT (NIC_QPA_ACCESS | NIC_QPA_PKEY_INDEX | NIC_QPA_PORT)
+#define M_RTR (NIC_QPA_AV | NIC_QPA_PATH_MTU | NIC_QPA_DEST_QPN | NIC_QPA_RQ_PSN | NIC_QPA_MAX_DEST_RD_ATOMIC | \
+               NIC_QPA_MIN_RNR_TIMER)
+#define M_RTS (NIC_QPA_SQ_PSN | NIC_QPA_TIMEOUT | NIC_QPA_RETRY_CNT | NIC_QPA_RNR_RETRY | NIC_QPA_MAX_QP_RD_ATOMIC)
 static uint8_t to_state(unsigned fn, uint32_t qpn, unsigned to, uint32_t mask) { return run(modify(fn, qpn, to, mask)).status; }
 static bool bring_to_rts(unsigned fn, uint32_t qpn) {
     return to_state(fn, qpn, NIC_QPS_INIT, M_INIT) == 0 && to_state(fn, qpn, NIC_QPS_RTR, M_RTR) == 0 &&
@@ -119,7 +122,9 @@ static bool attr_eq(const nic_qp_attr_t *a, const nic_qp_attr_t *b) {
            a->retry_cnt == b->retry_cnt && a->rnr_retry == b->rnr_retry && a->min_rnr_timer == b->min_rnr_timer &&
            a->backoff == b->backoff && a->backoff_first == b->backoff_first && a->backoff_cap == b->backoff_cap &&
            a->sq_base == b->sq_base && a->rq_base == b->rq_base && a->sq_log == b->sq_log && a->rq_log == b->rq_log &&
-           a->send_cq == b->send_cq && a->recv_cq == b->recv_cq;
+           a->send_cq == b->send_cq && a->recv_cq == b->recv_cq && a->pkey_index == b->pkey_index &&
+           a->port_num == b->port_num && a->max_rd_atomic == b->max_rd_atomic &&
+           a->max_dest_rd_atomic == b->max_dest_rd_atomic && a->cur_state == b->cur_state;
 }
 /* The last message on output i is a QP message for row with this state change. */
 static bool last_qp_cfg(unsigned i, nic_qp_t row, unsigned prev, unsigned state, bool valid) {
@@ -147,13 +152,14 @@ static void test_lifecycle(void) {
     CHECK(r.status == 0 && attr_eq(&r.qp, &want), "query after create");
 
     CHECK(to_state(1, 0x1235, NIC_QPS_INIT, M_INIT) == 0, "RESET->INIT");
-    want.state = NIC_QPS_INIT; want.access = NIC_ACC_REMOTE_WRITE | NIC_ACC_REMOTE_READ;
+    want.state = want.cur_state = NIC_QPS_INIT; want.access = NIC_ACC_REMOTE_WRITE | NIC_ACC_REMOTE_READ;
+    want.port_num = 1;
     CHECK(last_qp_cfg(O_COMP, row, NIC_QPS_RESET, NIC_QPS_INIT, true), "INIT cfg");
-    CHECK(to_state(1, 0x1235, NIC_QPS_RTR, M_RTR | NIC_QPA_MIN_RNR_TIMER) == 0, "INIT->RTR");
-    want.state = NIC_QPS_RTR; want.dst_mac = 0x02aabbccddeeull; want.dst_ip = 0x0a000002; want.udp_sport = 0xC123;
+    CHECK(to_state(1, 0x1235, NIC_QPS_RTR, M_RTR) == 0, "INIT->RTR");
+    want.state = want.cur_state = NIC_QPS_RTR; want.max_dest_rd_atomic = 4; want.dst_mac = 0x02aabbccddeeull; want.dst_ip = 0x0a000002; want.udp_sport = 0xC123;
     want.pmtu = 3; want.dest_qpn = 0xabc; want.rq_psn = 0x123456; want.min_rnr_timer = 12;
     CHECK(to_state(1, 0x1235, NIC_QPS_RTS, M_RTS | NIC_QPA_BACKOFF) == 0, "RTR->RTS");
-    want.state = NIC_QPS_RTS; want.sq_psn = 0xfffff0; want.timeout = 14; want.retry_cnt = 7; want.rnr_retry = 6;
+    want.state = want.cur_state = NIC_QPS_RTS; want.max_rd_atomic = 16; want.sq_psn = 0xfffff0; want.timeout = 14; want.retry_cnt = 7; want.rnr_retry = 6;
     want.backoff = 1; want.backoff_first = 3; want.backoff_cap = 9;
     r = query(1, 0x1235);
     CHECK(r.status == 0 && attr_eq(&r.qp, &want), "query in RTS");
@@ -163,7 +169,13 @@ static void test_lifecycle(void) {
     c.qp.timeout = 20;
     CHECK(run(c).status == 0, "SQD->SQD timeout");
     want.timeout = 20;
-    CHECK(to_state(1, 0x1235, NIC_QPS_RTS, 0) == 0, "SQD->RTS");
+    c = modify(1, 0x1235, NIC_QPS_SQD, NIC_QPA_MAX_QP_RD_ATOMIC | NIC_QPA_MAX_DEST_RD_ATOMIC);
+    c.qp.max_rd_atomic = 1; c.qp.max_dest_rd_atomic = 1;
+    CHECK(run(c).status == 0, "SQD->SQD rd_atomic limits");
+    want.max_rd_atomic = 1; want.max_dest_rd_atomic = 1;
+    c = modify(1, 0x1235, NIC_QPS_RTS, NIC_QPA_CUR_STATE);
+    c.qp.cur_state = NIC_QPS_SQD;
+    CHECK(run(c).status == 0, "SQD->RTS with the right cur_state");
     r = query(1, 0x1235);
     CHECK(r.status == 0 && attr_eq(&r.qp, &want), "query after SQD round trip");
     unsigned before = total_cfg();
@@ -181,7 +193,7 @@ static void test_lifecycle(void) {
 /* Independent copy of the allowed RC transitions (verbs.c qp_state_table). */
 static bool allowed(unsigned cur, unsigned next) {
     if (next == NIC_QPS_RESET || next == NIC_QPS_ERR) return true;
-    static const unsigned ok[][2] = {{0, 1}, {1, 1}, {1, 2}, {2, 3}, {3, 3}, {3, 4}, {4, 4}, {4, 3}, {5, 3}, {5, 5}};
+    static const unsigned ok[][2] = {{0, 1}, {1, 1}, {1, 2}, {2, 3}, {3, 3}, {3, 4}, {4, 4}, {4, 3}, {5, 3}};
     for (unsigned i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (ok[i][0] == cur && ok[i][1] == next) return true;
     return false;
@@ -236,13 +248,25 @@ static void test_attr_errors(void) {
     tb_begin("ctrl: MODIFY_QP attribute errors name the field and change nothing");
     tb_reset(3, 40);
     CHECK(create_cq(0, 3, 0x2000, 4) == 0 && create_qp(0, 0x55, 3, 3).status == 0, "setup");
+    nic_cmd_resp_t r = run(modify(0, 0x55, NIC_QPS_INIT, NIC_QPA_ACCESS | NIC_QPA_PKEY_INDEX));
+    CHECK(r.status == NIC_CMD_EINVAL && r.bad_field == NIC_CMD_F_PORT, "RESET->INIT without PORT: %u/%u", r.status, r.bad_field);
+    CHECK(query(0, 0x55).qp.state == NIC_QPS_RESET, "still RESET");
     CHECK(to_state(0, 0x55, NIC_QPS_INIT, M_INIT) == 0, "init");
     struct { uint32_t mask; unsigned to; int tweak; uint8_t status, field; } cases[] = {
         {M_RTR & ~NIC_QPA_PATH_MTU, 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_PATH_MTU},   /* required missing */
         {M_RTR & ~NIC_QPA_AV, 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_AV},
         {M_RTR | NIC_QPA_SQ_PSN, 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_SQ_PSN},         /* not allowed here */
         {M_RTR | NIC_QPA_TIMEOUT, 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_TIMEOUT},
-        {M_RTR | (1u << 5), 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_MASK},               /* unknown bit */
+        {M_RTR | (1u << 14), 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_MASK},              /* ALT_PATH: unknown */
+        {M_RTR | NIC_QPA_PORT, 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_PORT},             /* not on INIT->RTR */
+        {M_RTR | NIC_QPA_CUR_STATE, 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_CUR_STATE},   /* not on INIT->RTR */
+        {M_RTR & ~NIC_QPA_MIN_RNR_TIMER, 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_MIN_RNR_TIMER},
+        {M_RTR & ~NIC_QPA_MAX_DEST_RD_ATOMIC, 2, 0, NIC_CMD_EINVAL, NIC_CMD_F_MAX_DEST_RD_ATOMIC},
+        {M_RTR, 2, 6, NIC_CMD_EINVAL, NIC_CMD_F_MAX_DEST_RD_ATOMIC},              /* 5 > 4 */
+        {M_RTR | NIC_QPA_PKEY_INDEX, 2, 7, NIC_CMD_EINVAL, NIC_CMD_F_PKEY_INDEX}, /* index 1 */
+        {M_RTR | NIC_QPA_PKEY_INDEX, 2, 8, NIC_CMD_EINVAL, NIC_CMD_F_PKEY_INDEX}, /* 256: not cut to 0 */
+        {NIC_QPA_PORT, 1, 9, NIC_CMD_EINVAL, NIC_CMD_F_PORT},                     /* port 2 */
+        {NIC_QPA_PORT, 1, 10, NIC_CMD_EINVAL, NIC_CMD_F_PORT},                    /* port 0 */
         {M_RTR, 2, 1, NIC_CMD_EINVAL, NIC_CMD_F_PATH_MTU},                        /* pmtu 6 */
         {M_RTR, 2, 2, NIC_CMD_EINVAL, NIC_CMD_F_PATH_MTU},                        /* pmtu 0 */
         {M_RTR, 2, 3, NIC_CMD_EINVAL, NIC_CMD_F_AV},                              /* multicast MAC */
@@ -260,18 +284,38 @@ static void test_attr_errors(void) {
         if (cases[i].tweak == 3) c.qp.dst_mac = 0x01005e000001ull;
         if (cases[i].tweak == 4) c.qp.dst_ip = 0;
         if (cases[i].tweak == 5) c.qp.access = 0x10;
-        nic_cmd_resp_t r = run(c);
+        if (cases[i].tweak == 6) c.qp.max_dest_rd_atomic = NIC_MAX_DEST_RD_ATOMIC + 1;
+        if (cases[i].tweak == 7) c.qp.pkey_index = 1;
+        if (cases[i].tweak == 8) c.qp.pkey_index = 256;
+        if (cases[i].tweak == 9) c.qp.port_num = 2;
+        if (cases[i].tweak == 10) c.qp.port_num = 0;
+        r = run(c);
         CHECK(r.status == cases[i].status && r.bad_field == cases[i].field, "case %u: %u/%u want %u/%u", i, r.status,
               r.bad_field, cases[i].status, cases[i].field);
     }
     nic_qp_attr_t after = query(0, 0x55).qp;
     CHECK(attr_eq(&before, &after) && total_cfg() == cfg0, "a failed MODIFY changed the QP or sent cfg");
-    CHECK(to_state(0, 0x55, NIC_QPS_RTR, M_RTR) == 0 && to_state(0, 0x55, NIC_QPS_RTS, M_RTS) == 0, "rts");
-    nic_cmd_t c = modify(0, 0x55, NIC_QPS_SQD, 0);
+    CHECK(to_state(0, 0x55, NIC_QPS_RTR, M_RTR) == 0, "rtr");
+    cfg0 = total_cfg();
+    nic_cmd_t c = modify(0, 0x55, NIC_QPS_RTS, M_RTS);
+    c.qp.max_rd_atomic = NIC_MAX_RD_ATOMIC + 1;
+    r = run(c);
+    CHECK(r.status == NIC_CMD_EINVAL && r.bad_field == NIC_CMD_F_MAX_RD_ATOMIC, "max_rd_atomic 17: %u/%u", r.status, r.bad_field);
+    c = modify(0, 0x55, NIC_QPS_RTS, M_RTS | NIC_QPA_CUR_STATE);
+    c.qp.cur_state = NIC_QPS_INIT;                                              /* the QP is in RTR */
+    r = run(c);
+    CHECK(r.status == NIC_CMD_EINVAL && r.bad_field == NIC_CMD_F_CUR_STATE, "wrong cur_state: %u/%u", r.status, r.bad_field);
+    CHECK(query(0, 0x55).qp.state == NIC_QPS_RTR && total_cfg() == cfg0, "failed RTR->RTS changed the QP");
+    c.qp.cur_state = NIC_QPS_RTR;
+    CHECK(run(c).status == 0, "rts with cur_state");
+    c = modify(0, 0x55, NIC_QPS_SQD, 1u << 2);                                  /* EN_SQD_ASYNC_NOTIFY */
+    r = run(c);
+    CHECK(r.status == NIC_CMD_EINVAL && r.bad_field == NIC_CMD_F_MASK, "sqd async notify: %u/%u", r.status, r.bad_field);
+    c = modify(0, 0x55, NIC_QPS_SQD, 0);
     CHECK(run(c).status == 0, "sqd");
     c = modify(0, 0x55, NIC_QPS_SQD, NIC_QPA_BACKOFF);
     c.qp.backoff_first = 10; c.qp.backoff_cap = 9;
-    nic_cmd_resp_t r = run(c);
+    r = run(c);
     CHECK(r.status == NIC_CMD_EINVAL && r.bad_field == NIC_CMD_F_BACKOFF, "backoff first > cap: %u/%u", r.status, r.bad_field);
     c = modify(0, 0x55, NIC_QPS_RTS, NIC_QPA_TIMEOUT);                          /* SQD->RTS: no TIMEOUT */
     r = run(c);
@@ -333,7 +377,8 @@ static void test_mr_fn(void) {
     c.base = 0x7000000; c.len = 0x20000; c.pd = 9; c.access = NIC_ACC_LOCAL_WRITE | NIC_ACC_REMOTE_WRITE;
     CHECK(run(c).status == 0, "reg");
     const nic_cfg_t *m = &tb.cfg[O_RESP][0];
-    CHECK(tb.ncfg[O_RESP] == 1 && total_cfg() == 1 && m->kind == NIC_CFG_MR && m->mr == 3 * 64 + 0x12 &&
+    CHECK(tb.ncfg[O_REQ] == 1 && !memcmp(&tb.cfg[O_REQ][0], m, sizeof *m), "reg message to the requester too");
+    CHECK(tb.ncfg[O_RESP] == 1 && total_cfg() == 2 && m->kind == NIC_CFG_MR && m->mr == 3 * 64 + 0x12 &&
           m->key == 0x1234 && m->pd == 9 && m->base == 0x7000000 && m->len == 0x20000 && m->valid && m->fn == 3,
           "reg message");
     c.num = 0x00001299;                                   /* same row (key >> 8), other tag */
@@ -341,6 +386,7 @@ static void test_mr_fn(void) {
     CHECK(run(c_op(NIC_CMD_DEREG_MR, 3, 0x1299)).status == NIC_CMD_ENOENT, "dereg other key");
     CHECK(run(c_op(NIC_CMD_DEREG_MR, 2, 0x1234)).status == NIC_CMD_ENOENT, "dereg other fn");
     CHECK(run(c_op(NIC_CMD_DEREG_MR, 3, 0x1234)).status == 0, "dereg");
+    CHECK(tb.ncfg[O_REQ] == 2 && !tb.cfg[O_REQ][1].valid && tb.cfg[O_REQ][1].key == 0x1234, "dereg message to the requester");
     CHECK(tb.ncfg[O_RESP] == 2 && !tb.cfg[O_RESP][1].valid && tb.cfg[O_RESP][1].key == 0x1234 &&
           tb.cfg[O_RESP][1].len == 0x20000, "dereg message");
     CHECK(run(c_op(NIC_CMD_DEREG_MR, 3, 0x1234)).status == NIC_CMD_ENOENT, "dereg twice");
@@ -358,7 +404,7 @@ static void test_mr_fn(void) {
     CHECK(run(c).status == 0, "set_fn");
     CHECK(total_cfg() == n0 + 3 && tb.ncfg[O_RXD] == 1 && tb.cfg[O_RXD][0].kind == NIC_CFG_FN &&
           tb.cfg[O_RXD][0].mac == 0x02000000abcdull && tb.cfg[O_RXD][0].ip == 0x0a000102 && tb.cfg[O_RXD][0].fn == 2 && tb.cfg[O_RXD][0].valid &&
-          tb.ncfg[O_REQ] == 1 && tb.ncfg[O_COMP] == 0, "set_fn fan-out");
+          tb.ncfg[O_REQ] == 3 /* REG_MR, DEREG_MR, SET_FN */ && tb.ncfg[O_COMP] == 0, "set_fn fan-out");
     c.mac = 0x03000000abcdull;
     r = run(c);
     CHECK(r.status == NIC_CMD_EINVAL && r.bad_field == NIC_CMD_F_MAC, "multicast mac");
@@ -419,6 +465,18 @@ static void test_events(void) {
     for (unsigned k = 0; k < 3; k++)
         CHECK(tb.async[a0 + k].detail == (first + k) % 3, "event %u from source %u, want %u", k, tb.async[a0 + k].detail,
               (first + k) % 3);
+    /* a CQ completion event (cq_writer, armed CQ): forwarded unchanged, no QP looked at */
+    a0 = tb.nasync;
+    tb.ev[2] = (nic_event_t){.kind = NIC_EV_CQ_COMP, .qp = 0, .cq = 37, .detail = 0};
+    tb.ev_v[2] = true;
+    idle(40);
+    CHECK(tb.nasync == a0 + 1 && tb.async[a0].kind == NIC_EV_CQ_COMP && tb.async[a0].cq == 37 && total_cfg() == n0,
+          "CQ_COMP forwarded");
+    /* an unknown kind is dropped */
+    tb.ev[2] = (nic_event_t){.kind = 77, .cq = 1};
+    tb.ev_v[2] = true;
+    idle(40);
+    CHECK(tb.nasync == a0 + 1 && !tb.ev_v[2], "unknown event kind dropped");
     /* QUIESCE */
     n0 = total_cfg();
     nic_cmd_t c = c_op(NIC_CMD_QUIESCE_QP, 0, 0x43); c.quiesce = true;

@@ -8,7 +8,9 @@
  * and counted.
  * tx_arb: two sources offer tagged packets at random; the merged descriptor and payload
  * streams must carry the same packets in the same order, each packet's beats intact,
- * alternating while both wait, with the stream rule (a stalled beat does not change). */
+ * alternating while both wait, with the stream rule (a stalled beat does not change); and
+ * against a requester that never stops sending 4096-byte packets, every responder packet
+ * (ACK or READ response) waits at most one requester packet. */
 #include "../../packet/roce_rx.c"
 #include "../../packet/roce_tx.c"
 #include "../rx_dispatch.c"
@@ -412,10 +414,60 @@ static void test_tx_arb(void) {
     check(o.sent_a == APKT && o.sent_b == APKT, "tx_arb counters", why);
 }
 
+/* A requester that saturates the link with 4096-byte packets (64 beats each, always offered)
+ * must not starve the responder: each responder packet is granted within one requester
+ * packet (64 beats) plus the grant cycle, and the requester keeps going in between. */
+static void test_tx_arb_no_starvation(void) {
+    tx_arb_state st = {0};
+    unsigned a_beats_left = 0, b_beats_left = 0; /* beats of the packet whose descriptor went out */
+    bool b_waiting = false, b_desc_out = false;
+    unsigned b_len = 0, wait = 0, max_wait = 0, b_sent = 0, a_sent = 0;
+    for (unsigned cyc = 0; cyc < 200000; cyc++) {
+        if (!b_waiting && b_beats_left == 0 && chance(2)) { /* an ACK, or a READ response of 1 KiB */
+            b_waiting = true; b_desc_out = false; wait = 0;
+            b_len = chance(50) ? 0 : 1024;
+        }
+        tx_arb_in in = {0};
+        tx_arb_out out = {0};
+        in.a_desc.valid = a_beats_left == 0;   /* the next 4096-byte packet is always there */
+        in.a_desc.data.opcode = ROCE_OP_RDMA_WRITE_MIDDLE;
+        in.a_desc.data.payload_len = 4096;
+        in.a_pay.valid = true;                 /* and so are its beats */
+        in.a_pay.data.bytes = 64;
+        in.b_desc.valid = b_waiting && !b_desc_out;
+        in.b_desc.data.opcode = b_len ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_ACKNOWLEDGE;
+        in.b_desc.data.payload_len = (hls_uint(14))b_len;
+        in.b_pay.valid = b_beats_left != 0;
+        in.b_pay.data.bytes = 64;
+        in.tx_desc_ready = true;
+        in.tx_pay_ready = true;
+        tx_arb(&in, &out, &st);
+        hls_clock_edge();
+        if (out.a_desc_ready) { a_beats_left = 64; a_sent++; }
+        bool b_beat = in.b_pay.valid && out.b_pay_ready;  /* before the descriptor updates the count */
+        if (out.a_pay_ready && a_beats_left) a_beats_left--;
+        if (out.b_desc_ready) {
+            b_desc_out = true; b_beats_left = (b_len + 63) / 64; b_sent++;
+            if (wait > max_wait) max_wait = wait;
+        }
+        if (b_beat) b_beats_left--;
+        if (b_waiting && b_desc_out && b_beats_left == 0) b_waiting = false;
+        if (b_waiting && !b_desc_out) wait++;
+    }
+    char why[160];
+    snprintf(why, sizeof why, "longest wait %u cycles (bound 65), responder packets %u, requester packets %u", max_wait,
+             b_sent, a_sent);
+    char name[160];
+    snprintf(name, sizeof name, "tx_arb: a responder packet waits at most one requester packet (longest %u cycles)",
+             max_wait);
+    check(max_wait <= 65 && b_sent > 500 && a_sent > 1000, name, why);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) rs = strtoull(argv[1], NULL, 0);
     printf("seed 0x%llx\n", (unsigned long long)rs);
     test_rx_dispatch();
     test_tx_arb();
+    test_tx_arb_no_starvation();
     return failures ? 1 : 0;
 }

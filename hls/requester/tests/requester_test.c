@@ -63,6 +63,8 @@ typedef struct {
     uint64_t sq_base;
     unsigned sq_log;
     uint32_t psn;            /* next PSN the reference assigns */
+    unsigned max_rd;         /* max_rd_atomic sent with every NIC_CFG_QP */
+    uint32_t pd;             /* protection domain sent with every NIC_CFG_QP */
     uint16_t posted;         /* next SQ index */
     unsigned state;
     int nw;
@@ -450,6 +452,8 @@ static void cfg_state(tb_t *t, tqp_t *q, unsigned prev, unsigned state, uint32_t
     c.attr.udp_sport = q->sport;
     c.attr.sq_base = q->sq_base;
     c.attr.sq_log = (hls_uint(5))q->sq_log;
+    c.attr.max_rd_atomic = (uint8_t)q->max_rd;
+    c.attr.pd = q->pd;
     push_cfg(t, c);
     q->state = state;
 }
@@ -474,6 +478,7 @@ static tqp_t *new_qp(tb_t *t, unsigned fn, unsigned slot, unsigned pmtu, uint32_
     q->sq_base = 0x100000ull + (uint64_t)q->row * 0x40000ull;
     q->sq_log = 8;
     q->psn = sq_psn;
+    q->max_rd = NIC_MAX_RD_ATOMIC;
     t->qps[t->nq++] = q;
     cfg_state(t, q, NIC_QPS_RESET, NIC_QPS_RESET, 0);
     cfg_state(t, q, NIC_QPS_RESET, NIC_QPS_INIT, 0);
@@ -484,8 +489,21 @@ static tqp_t *new_qp(tb_t *t, unsigned fn, unsigned slot, unsigned pmtu, uint32_
     return q;
 }
 
+static void cfg_mr(tb_t *t, unsigned fn, uint32_t key, uint32_t pd, uint64_t base, uint64_t len,
+                   uint8_t access, bool valid) {
+    nic_cfg_t c = {0};
+    c.kind = NIC_CFG_MR; c.fn = (nic_fn_t)fn;
+    c.mr = (nic_mr_t)(fn * NIC_MR_PER_FN + ((key >> 8) % NIC_MR_PER_FN));
+    c.key = key; c.pd = pd; c.base = base; c.len = len; c.access = access; c.valid = valid;
+    push_cfg(t, c);
+}
+
+/* Every function: MAC/IP, and MR 0x1234 (the lkey post() uses) over all test buffers, PD 0. */
 static void setup_fns(tb_t *t) {
-    for (unsigned f = 0; f < NIC_FNS; f++) cfg_fn(t, f, 0x0200000000A0ull + f, 0x0a000001u + (f << 8));
+    for (unsigned f = 0; f < NIC_FNS; f++) {
+        cfg_fn(t, f, 0x0200000000A0ull + f, 0x0a000001u + (f << 8));
+        cfg_mr(t, f, 0x1234, 0, 0, 1ull << 40, NIC_ACC_LOCAL_WRITE, true);
+    }
 }
 
 static unsigned mtu_bytes(unsigned pmtu) { return 128u << pmtu; }
@@ -904,6 +922,138 @@ static void t_outstanding(void) {
     tb_free(t);
 }
 
+/* Initiator depth (max_rd_atomic 2): a third READ/atomic waits until one retires; other
+ * WQEs behind it wait too (SQ order); a REWIND resends started ones without counting them
+ * again; RETIRED frees depth. Found by testbench/scenario faults seed 34: 5 atomics in
+ * flight against a 4-entry replay cache lost the oldest result. */
+static void t_rd_depth(void) {
+    tb_t *t = tb_new(47, 0.2);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 1, 9, 1, 0xFFFFFE, false);
+    q->max_rd = 2;
+    cfg_state(t, q, NIC_QPS_INIT, NIC_QPS_RTR, 0);
+    cfg_state(t, q, NIC_QPS_RTR, NIC_QPS_RTS, q->psn);
+    post(t, q, NIC_WR_READ, 600, NIC_WQE_SIGNALED);       /* 0: 3 PSNs */
+    post(t, q, NIC_WR_SEND, 10, 0);                        /* 1 */
+    post(t, q, NIC_WR_FAA, 8, 0);                          /* 2 */
+    post(t, q, NIC_WR_CAS, 8, 0);                          /* 3: waits for a retire */
+    post(t, q, NIC_WR_WRITE, 300, 0);                      /* 4: behind it */
+    post(t, q, NIC_WR_READ, 256, 0);                       /* 5 */
+    ring(t, q);
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == 3 && t->npkts == 3, "depth 2: %d records %d packets, want 3 and 3", t->nrecs, t->npkts);
+    push_ctl(t, NIC_REQ_REWIND, q->row, 0, q->wqe[0].psn); /* resend 0..2: still 2 in flight */
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == 3 && t->npkts == 6, "after REWIND: %d records %d packets, want 3 and 6", t->nrecs, t->npkts);
+    push_ctl(t, NIC_REQ_RETIRED, q->row, 1, 0);            /* the READ retired: CAS, WRITE go */
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == 5 && t->npkts == 6 + 1 + 2, "after RETIRED(1): %d records %d packets, want 5 and 9",
+           t->nrecs, t->npkts);
+    push_ctl(t, NIC_REQ_RETIRED, q->row, 3, 0);            /* FAA retired: the last READ goes */
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == 6 && t->npkts == 10, "after RETIRED(3): %d records %d packets", t->nrecs, t->npkts);
+    check_recs_all_sent(t, q, "rd depth");
+    report("max_rd_atomic 2: third READ/atomic (and what follows) waits for a RETIRED; REWIND does not count twice");
+    tb_free(t);
+}
+
+/* Local protection (lkey) checks of new WQEs: each bad case on its own QP, behind a good
+ * SEND and ahead of another: LOC_PROT_ERR record, nothing of it sent, the rest flushed. */
+static void t_lkey(void) {
+    enum { PD = 7, KEY = 0x4A01, RO = 0x4B02, OTHER_PD = 0x4C03, GONE = 0x4D04 };
+    static const struct { const char *what; unsigned op; uint32_t key; int64_t off; uint32_t len; } bad[] = {
+        {"unknown key (other tag in the row)", NIC_WR_SEND, KEY + 1, 0, 100},
+        {"MR of another PD", NIC_WR_WRITE, OTHER_PD, 0, 100},
+        {"range past the MR's end", NIC_WR_WRITE, KEY, 4000, 97},
+        {"range before the MR's base", NIC_WR_SEND, KEY, -1, 10},
+        {"READ into an MR without LOCAL_WRITE", NIC_WR_READ, RO, 0, 64},
+        {"FAA into an MR without LOCAL_WRITE", NIC_WR_FAA, RO, 0, 8},
+        {"deregistered MR", NIC_WR_SEND, GONE, 0, 1},
+    };
+    enum { NB = sizeof bad / sizeof bad[0] };
+    tb_t *t = tb_new(53, 0.2);
+    setup_fns(t);
+    uint64_t base = 0x70000000;
+    cfg_mr(t, 2, KEY, PD, base, 4096, NIC_ACC_LOCAL_WRITE, true);
+    cfg_mr(t, 2, RO, PD, base, 4096, 0, true);
+    cfg_mr(t, 2, OTHER_PD, PD + 1, base, 4096, NIC_ACC_LOCAL_WRITE, true);
+    cfg_mr(t, 2, GONE, PD, base, 4096, NIC_ACC_LOCAL_WRITE, true);
+    cfg_mr(t, 2, GONE, PD, base, 4096, NIC_ACC_LOCAL_WRITE, false);   /* DEREG_MR */
+    tqp_t *q[NB + 1];
+    for (int k = 0; k <= NB; k++) {
+        q[k] = new_qp(t, 2, (unsigned)k, 1, 100u * (unsigned)k, false);
+        q[k]->pd = PD;
+        cfg_state(t, q[k], NIC_QPS_INIT, NIC_QPS_RTR, 0);
+        cfg_state(t, q[k], NIC_QPS_RTR, NIC_QPS_RTS, q[k]->psn);
+        twqe_t *e = post(t, q[k], NIC_WR_SEND, 300, NIC_WQE_SIGNALED);
+        e->w.lkey = RO; e->w.local_addr = base + 100;        /* a read-only MR may be sent from */
+        hostmem_write(t->mem, q[k]->sq_base + 64ull * e->index, &e->w, sizeof e->w);
+        if (k < NB) {
+            e = post(t, q[k], bad[k].op, bad[k].len, NIC_WQE_SIGNALED);
+            e->w.lkey = bad[k].key;
+            e->w.local_addr = base + (uint64_t)bad[k].off;
+        } else {                                             /* good: the last byte, LOCAL_WRITE */
+            e = post(t, q[k], NIC_WR_READ, 96, NIC_WQE_SIGNALED);
+            e->w.lkey = KEY; e->w.local_addr = base + 4000;
+        }
+        hostmem_write(t->mem, q[k]->sq_base + 64ull * e->index, &e->w, sizeof e->w);
+        e = post(t, q[k], NIC_WR_SEND, 0, 0);                /* zero length: no lkey check */
+        e->w.lkey = 0xDEAD00;
+        hostmem_write(t->mem, q[k]->sq_base + 64ull * e->index, &e->w, sizeof e->w);
+        ring(t, q[k]);
+    }
+    EXPECT(run(t, 400000), "did not go idle");
+    pair_payloads(t);
+    char ctx[96];
+    for (int k = 0; k < NB && !failed; k++) {
+        nic_wqe_rec_t got[8];
+        snprintf(ctx, sizeof ctx, "lkey: %s", bad[k].what);
+        int n = recs_of(t, q[k], got, 8);
+        EXPECT(n == 3, "%s: %d records", ctx, n);
+        check_rec(&got[0], ref_rec(q[k], 0, false, 0), q[k], 0, ctx);
+        check_rec(&got[1], ref_rec(q[k], 1, false, NIC_WC_LOC_PROT_ERR), q[k], 1, ctx);
+        check_rec(&got[2], ref_rec(q[k], 2, true, 0), q[k], 2, ctx);
+        tpkt_t *c[8];
+        EXPECT(packets_of(t, q[k], c, 8) == 2, "%s: WQE 0 is 2 packets, nothing else", ctx);
+    }
+    check_qp(t, q[NB], "lkey good");
+    check_recs_all_sent(t, q[NB], "lkey good");
+    report("lkey checks: unknown key, other PD, range, LOCAL_WRITE for READ/atomic, deregistered -> LOC_PROT_ERR");
+    tb_free(t);
+}
+
+/* Flush records behind a rejected WQE count against NIC_OUTSTANDING while the completer still
+ * holds WQEs (its ring has 16 slots: docs/completer.md), until RETIRED frees slots or STOP
+ * says the completer's ring is empty. */
+static void t_flush_window(void) {
+    tb_t *t = tb_new(59, 0.2);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 0, 3, 1, 0x500, true);
+    for (int i = 0; i < 10; i++) post(t, q, NIC_WR_SEND, 10, NIC_WQE_SIGNALED);
+    twqe_t *e = post(t, q, NIC_WR_SEND, 10, NIC_WQE_SIGNALED);
+    e->w.opcode = 9;                                          /* rejected: LOC_QP_OP_ERR */
+    hostmem_write(t->mem, q->sq_base + 64ull * e->index, &e->w, sizeof e->w);
+    for (int i = 0; i < 10; i++) post(t, q, NIC_WR_SEND, 10, 0);
+    ring(t, q);
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == NIC_OUTSTANDING, "%d records with nothing retired, want %d", t->nrecs, NIC_OUTSTANDING);
+    push_ctl(t, NIC_REQ_RETIRED, q->row, 4, 0);
+    EXPECT(run(t, 200000), "did not go idle");
+    EXPECT(t->nrecs == NIC_OUTSTANDING + 4, "%d records after RETIRED(4)", t->nrecs);
+    push_ctl(t, NIC_REQ_STOP, q->row, 11, 0);                 /* the completer failed WQE 10 */
+    EXPECT(run(t, 200000), "did not go idle");
+    nic_wqe_rec_t got[32];
+    int n = recs_of(t, q, got, 32);
+    EXPECT(n == 21, "%d records after STOP, want 21", n);
+    for (int i = 0; i < n && !failed; i++)
+        check_rec(&got[i], ref_rec(q, i, i > 10, i == 10 ? NIC_WC_LOC_QP_OP_ERR : 0), q, i, "flush window");
+    EXPECT(t->npkts == 10, "%d packets, want the 10 good SENDs", t->npkts);
+    report("flush records behind a rejected WQE stay inside the 16-slot window until RETIRED / STOP");
+    tb_free(t);
+}
+
 /* STOP mid-stream flushes the rest, also WQEs rung later; nothing more is sent. */
 static void t_stop(void) {
     tb_t *t = tb_new(23, 0.25);
@@ -1066,6 +1216,9 @@ int main(void) {
     t_quiesce();
     t_rewind();
     t_outstanding();
+    t_rd_depth();
+    t_lkey();
+    t_flush_window();
     t_stop();
     t_bad_wqe();
     t_states();

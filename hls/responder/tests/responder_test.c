@@ -284,7 +284,7 @@ static void post_recv(uint64_t wr_id, uint64_t addr, uint32_t len) {
     nic_rq_wqe_t w = {wr_id, addr, len, post_lkey, 0};
     hostmem_write(mem, RQ_BASE + 32 * (rq_prod & ((1u << RQ_LOG) - 1)), &w, sizeof w);
     rq_prod++;
-    nic_db_t d = {FN, QPN, rq_prod};
+    nic_db_t d = {.fn = FN, .num = QPN, .index = rq_prod};
     dbq[db_t++ % 64] = d;
     /* the host rings before the peer sends: the doorbell is in before later packets */
     for (unsigned i = 0; i < 100000 && db_h != db_t; i++) cycle();

@@ -12,7 +12,10 @@
  * Every wait is bounded; a timeout names the missing CQE and prints both NICs' counters.
  * Finally the wire's frames are checked against the expected opcode/PSN sequence of each
  * direction and an expectation file for testbench/judges/tshark-check is written.
- * Usage: nic_e2e_test IFACE PCAP EXPECT */
+ * Usage: nic_e2e_test IFACE PCAP EXPECT [c|rtl|lockstep]
+ * The mode (default c) needs a build with -DNIC_E2E_RTL and the verilated model for rtl and
+ * lockstep (testbench/nic/tests/rtl-run); lock-step adds a check that C and RTL agreed on
+ * every output of every cycle. */
 #include "../nic_tb.h"
 #include "../../lib/pcap.h"
 
@@ -22,6 +25,9 @@
 #include <string.h>
 
 void nic(const void *in, void *out, void *state);
+#ifdef NIC_E2E_RTL
+#include "nic_rtl.h"
+#endif
 
 static int failures;
 static void check(bool ok, const char *name, const char *why) {
@@ -180,11 +186,18 @@ static int read_wire(const char *pcap, const char *expect_path, op_t *a, unsigne
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: nic_e2e_test IFACE PCAP EXPECT\n"); return 2; }
-    nic_tb_model_t m = {.iface = argv[1], .c_step = nic};
+    if (argc != 4 && argc != 5) { fprintf(stderr, "usage: nic_e2e_test IFACE PCAP EXPECT [c|rtl|lockstep]\n"); return 2; }
+    nic_tb_model_t m = {.iface = argv[1], .c_step = nic
+#ifdef NIC_E2E_RTL
+                        , NIC_TB_RTL_FNS(nic)
+#endif
+    };
     nic_tb_config_t c;
     nic_tb_config_default(&c);
     c.mode = NIC_TB_C;
+    if (argc == 5 && !strcmp(argv[4], "rtl")) c.mode = NIC_TB_RTL;
+    else if (argc == 5 && !strcmp(argv[4], "lockstep")) c.mode = NIC_TB_LOCKSTEP;
+    else if (argc == 5 && strcmp(argv[4], "c")) { fprintf(stderr, "nic_e2e_test: mode '%s': want c, rtl or lockstep\n", argv[4]); return 2; }
     c.wire.latency_cycles = 20;
     c.wire.bytes_per_cycle = 25;
     c.wire.pcap_sent = argv[2];
@@ -298,6 +311,13 @@ int main(int argc, char **argv) {
     snprintf(why, sizeof why, "%s; %s", counters(0), counters(1));
     check(clean, "e2e end: no NAK, timeout, retry, drop, bad frame or async event on either NIC", why);
     printf("counters at cycle %" PRIu64 ": %s\n                    %s\n", nic_tb_now(tb), counters(0), counters(1));
+    if (c.mode == NIC_TB_LOCKSTEP) {
+        snprintf(why, sizeof why, "%s", nic_tb_mismatch(tb) ? nic_tb_mismatch(tb) : "");
+        char name[128];
+        snprintf(name, sizeof name, "e2e lockstep: C model and RTL outputs equal on every cycle (%" PRIu64 " cycles, 2 NICs)",
+                 nic_tb_now(tb));
+        check(!nic_tb_mismatch(tb), name, why);
+    }
     nic_tb_free(tb); /* closes the pcap */
 
     /* ---- the frames on the wire ------------------------------------------------------------ */
