@@ -63,19 +63,49 @@ HLS_INLINE hls_u512 icrc_beat0_mask(void) {
     return m;
 }
 
+HLS_INLINE uint32_t crc32_shift(uint32_t crc) {
+    return (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+}
+
 HLS_INLINE uint32_t crc32_byte(uint32_t crc, uint8_t byte) {
     crc ^= byte;
-    for (int bit = 0; bit < 8; bit++)
-        crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    for (int bit = 0; bit < 8; bit++) crc = crc32_shift(crc);
     return crc;
 }
 
-/* CRC register after bytes lo..hi-1 of a beat (a byte outside the range is a mux
- * that leaves the register unchanged). 64 byte steps chained in one cycle. */
+/* CRC register, started at 0, after the 64 bytes of a beat. Linear in the data: the XOR of
+ * one constant column per set data bit, the column being where a lone one bit ends up after
+ * the rest of the beat (bit j of byte p: 8 * (64 - p) register shifts). The columns fold to
+ * constants at compile time and rtl-gen emits the XOR as balanced trees (docs/rtl-gen.md),
+ * so this is about 8 logic levels instead of 512 chained shift steps. */
+HLS_INLINE uint32_t crc32_block(hls_u512 d) {
+    uint32_t col[8], reg = 0;
+    for (int j = 0; j < 8; j++) col[j] = 1u << j;
+    for (int p = 63; p >= 0; p--) {
+        uint32_t byte = (uint8_t)(d >> (8 * p));
+        for (int j = 0; j < 8; j++)
+            for (int s = 0; s < 8; s++) col[j] = crc32_shift(col[j]);
+        for (int j = 0; j < 8; j++) reg ^= col[j] & (0u - ((byte >> j) & 1u));
+    }
+    return reg;
+}
+
+/* CRC register after bytes lo..hi-1 of a beat (hi <= 64; none when hi <= lo), without a
+ * chain of 64 per-byte muxes. The CRC is linear: with n = hi - lo,
+ *   reg(crc, bytes) = reg(crc, n zero bytes) ^ reg(0, bytes),
+ * and the register is consumed a byte at a time, so reg(crc, n zero bytes) is reg(0, crc's
+ * low n bytes, then zeros), plus crc >> 8n for the bytes of crc that n < 4 steps do not
+ * reach. Zero bytes ahead of a zero register leave it zero, so the range is moved to the
+ * end of a 64-byte window, crc XORed into its first bytes, and one fixed network
+ * (crc32_block) does the rest: two shifters and an XOR tree. */
 HLS_INLINE uint32_t crc32_range(uint32_t crc, hls_u512 data, unsigned lo, unsigned hi) {
-    for (unsigned i = 0; i < 64; i++)
-        if (i >= lo && i < hi) crc = crc32_byte(crc, (uint8_t)(data >> (8 * i)));
-    return crc;
+    unsigned n = hi > lo ? hi - lo : 0;
+    if (n == 0) return crc;
+    unsigned gap = 64 - n;                       /* 0..63: window bytes ahead of the range */
+    hls_u512 window = (data << (8 * (64 - hi))) & ~((((hls_u512)1) << (8 * gap)) - 1);
+    window ^= (hls_u512)crc << (8 * gap);        /* bytes of crc past byte 63 fall off */
+    uint32_t rest = n < 4 ? crc >> (8 * n) : 0;
+    return crc32_block(window) ^ rest;
 }
 
 /* Ones'-complement sum of the ten 16-bit words of the IPv4 header at byte 14. */

@@ -131,6 +131,79 @@ char *v_slice_text(const netlist_t *nl, val_t v, unsigned lo, unsigned width) {
     return xasprintf("%s[%u:%u]", n, lo + width - 1, lo);
 }
 
+/* ---- value sets ---------------------------------------------------------------------- */
+
+static uint64_t width_mask(unsigned w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+unsigned nl_values(const netlist_t *nl, val_t v, uint64_t *out) {
+    if (v.width > 64) return 0;
+    if (v.sig < 0) {
+        out[0] = bits_low64(v.k) & width_mask(v.width);
+        return 1;
+    }
+    const sig_t *s = &nl->sigs[v.sig];
+    if (s->n_vals) memcpy(out, s->vals, s->n_vals * sizeof *out);
+    return s->n_vals;
+}
+
+/* Give the fresh wire r the values vals[0..n) (masked to its width, sorted, distinct),
+ * unless there are too many to be worth knowing. */
+static void set_values(netlist_t *nl, val_t r, uint64_t *vals, unsigned n) {
+    if (r.sig < 0 || !n || r.width > 64) return;
+    for (unsigned i = 0; i < n; i++) vals[i] &= width_mask(r.width);
+    qsort(vals, n, sizeof *vals, cmp_u64);
+    unsigned m = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (!m || vals[m - 1] != vals[i]) vals[m++] = vals[i];
+    if (m > NL_MAX_VALUES) return;
+    sig_t *s = &nl->sigs[r.sig];
+    s->vals = xmalloc(m * sizeof *vals);
+    memcpy(s->vals, vals, m * sizeof *vals);
+    s->n_vals = m;
+}
+
+/* r = the bits [lo, lo+r.width) of a value of a, sign-extended from a's msb when sext */
+static void values_resize(netlist_t *nl, val_t r, val_t a, unsigned lo, bool sext) {
+    uint64_t v[NL_MAX_VALUES];
+    unsigned n = nl_values(nl, a, v);
+    for (unsigned i = 0; i < n; i++) {
+        v[i] >>= lo;
+        if (sext && a.width < 64 && (v[i] >> (a.width - 1) & 1)) v[i] |= ~width_mask(a.width);
+    }
+    set_values(nl, r, v, n);
+}
+
+static bool apply_op(const char *op, uint64_t x, uint64_t y, uint64_t *r) {
+    if (!strcmp(op, "+")) *r = x + y;
+    else if (!strcmp(op, "-")) *r = x - y;
+    else if (!strcmp(op, "*")) *r = x * y;
+    else if (!strcmp(op, "&")) *r = x & y;
+    else if (!strcmp(op, "|")) *r = x | y;
+    else if (!strcmp(op, "^")) *r = x ^ y;
+    else if (!strcmp(op, "<<")) *r = y >= 64 ? 0 : x << y;
+    else if (!strcmp(op, ">>")) *r = y >= 64 ? 0 : x >> y;
+    else return false;
+    return true;
+}
+
+static void values_binop(netlist_t *nl, val_t r, const char *op, val_t a, val_t b) {
+    uint64_t va[NL_MAX_VALUES], vb[NL_MAX_VALUES], dummy;
+    if (r.width != a.width || !apply_op(op, 0, 0, &dummy)) return;
+    unsigned na = nl_values(nl, a, va), nb = nl_values(nl, b, vb);
+    if (!na || !nb) return;
+    uint64_t *prod = xmalloc((size_t)na * nb * sizeof *prod);
+    unsigned n = 0;
+    for (unsigned i = 0; i < na; i++)
+        for (unsigned j = 0; j < nb; j++) apply_op(op, va[i], vb[j], &prod[n++]);
+    set_values(nl, r, prod, n);
+    free(prod);
+}
+
 val_t nl_wire(netlist_t *nl, const char *base, unsigned width, char *expr) {
     int s = nl_add(nl, base, width, SIG_WIRE);
     nl->sigs[s].expr = expr;
@@ -144,7 +217,9 @@ val_t nl_slice(netlist_t *nl, val_t v, unsigned lo, unsigned width) {
         bits_extract(&t, v.k, lo, width);
         return v_const(width, &t);
     }
-    return nl_wire(nl, nl->sigs[v.sig].name, width, v_slice_text(nl, v, lo, width));
+    val_t r = nl_wire(nl, nl->sigs[v.sig].name, width, v_slice_text(nl, v, lo, width));
+    values_resize(nl, r, v, lo, false);
+    return r;
 }
 
 val_t nl_zext(netlist_t *nl, val_t v, unsigned width) {
@@ -155,6 +230,7 @@ val_t nl_zext(netlist_t *nl, val_t v, unsigned width) {
     val_t r = nl_wire(nl, nl->sigs[v.sig].name, width,
                       xasprintf("{%u'd0, %s}", width - v.width, t));
     free(t);
+    values_resize(nl, r, v, 0, false);
     return r;
 }
 
@@ -172,6 +248,7 @@ val_t nl_sext(netlist_t *nl, val_t v, unsigned width) {
                       xasprintf("{{%u{%s}}, %s}", width - v.width, msb, t));
     free(t);
     free(msb);
+    values_resize(nl, r, v, 0, true);
     return r;
 }
 
@@ -209,6 +286,9 @@ val_t nl_mux(netlist_t *nl, val_t sel, val_t a, val_t b, const char *base) {
     free(ts);
     free(ta);
     free(tb);
+    uint64_t v[2 * NL_MAX_VALUES];
+    unsigned na = nl_values(nl, a, v), nb = na ? nl_values(nl, b, v + na) : 0;
+    if (nb) set_values(nl, r, v, na + nb);
     return r;
 }
 
@@ -225,5 +305,7 @@ val_t nl_binop(netlist_t *nl, const char *op, val_t a, val_t b, unsigned width, 
                    : xasprintf("%s %s %s", ta, op, tb);
     free(ta);
     free(tb);
-    return nl_wire(nl, base, width, e);
+    val_t r = nl_wire(nl, base, width, e);
+    values_binop(nl, r, op, a, b);
+    return r;
 }

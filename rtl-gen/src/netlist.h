@@ -28,6 +28,11 @@ typedef struct {
     unsigned n_case;
     const char *file; /* source line for the comment */
     unsigned line;
+    /* The values this signal can take, when that is a short known list (it was built from
+     * constants through muxes, extensions, slices and + - * & | ^ <<): a dynamic index
+     * then needs a case over these values only, not over every offset in range. */
+    uint64_t *vals;
+    unsigned n_vals;  /* 0: not known */
 } sig_t;
 
 typedef struct {
@@ -73,5 +78,10 @@ val_t nl_mux(netlist_t *nl, val_t sel, val_t a, val_t b, const char *base); /* s
 val_t nl_eq_const(netlist_t *nl, val_t a, const bits_t *k, const char *base);
 val_t nl_binop(netlist_t *nl, const char *op, val_t a, val_t b, unsigned width, bool sign,
                const char *base);
+
+/* Value sets: at most NL_MAX_VALUES distinct values, widths up to 64 bits. */
+#define NL_MAX_VALUES 64
+/* The values v can take, in ascending order, into out[NL_MAX_VALUES]; 0 when not known. */
+unsigned nl_values(const netlist_t *nl, val_t v, uint64_t *out);
 
 #endif

@@ -2,7 +2,9 @@
  * A pointer is a set of alternatives (select/phi of addresses), each an
  * object plus a constant and an optional dynamic byte offset. A dynamic
  * load becomes a case over the offsets the index can take (a ROM or a
- * register-file read port); a dynamic store updates each candidate under
+ * register-file read port): over the few values the netlist knows the
+ * offset can take (a mux of constants), else over every in-range multiple
+ * of the stride. A dynamic store updates each candidate under
  * "index == candidate" (a register-file write port). */
 #include <limits.h>
 #include <stdlib.h>
@@ -232,19 +234,28 @@ void tr_gep(tr_t *t, LLVMValueRef gep) {
     e->p = p;
 }
 
-/* The constant offsets an alternative can take for an access of n bytes. */
+/* The constant offsets an alternative can take for an access of n bytes: the few values
+ * the netlist knows the offset can take (a mux of constants), else every in-range multiple
+ * of the stride. Offsets outside the object or onto HLS_MEM cells are left out. */
 static unsigned candidates(tr_t *t, const alt_t *a, unsigned n, long long **out) {
     const obj_t *o = &t->objs[a->obj];
+    uint64_t known[NL_MAX_VALUES];
+    unsigned n_known = nl_values(&t->nl, a->dyn, known);
     long long lo = a->bounded ? a->dlo : -a->coff;
     long long hi = a->bounded ? a->dhi : (long long)o->size - a->coff;
     long long step = a->dstep > 0 ? a->dstep : 1;
     /* align the unbounded start to the stride */
     if (!a->bounded) lo = lo >= 0 ? (lo + step - 1) / step * step : -((-lo) / step * step);
+    if (n_known) {
+        lo = 0;
+        hi = n_known - 1;
+        step = 1;
+    }
     unsigned cnt = 0, cap = 0, forbidden = 0;
     long long *c = NULL;
     *out = NULL;
-    for (long long d = lo; d <= hi; d += step) {
-        long long off = a->coff + d;
+    for (long long i = lo; i <= hi; i += step) {
+        long long d = n_known ? (long long)known[i] : i, off = a->coff + d;
         if (off < 0 || off + n > o->size) continue;
         if (obj_touches_forbidden(o, (unsigned)off, n)) {
             forbidden++;

@@ -248,8 +248,53 @@ static const char *binop_text(LLVMOpcode op, bool *sign) {
     }
 }
 
+/* The bit a one-hot constant selects, or -1. */
+static int one_hot_bit(val_t k) {
+    int bit = -1;
+    for (unsigned i = 0; i < k.width; i++)
+        if (bits_get_bit(k.k, i)) {
+            if (bit >= 0) return -1;
+            bit = (int)i;
+        }
+    return bit;
+}
+
+static bool all_ones(val_t k) {
+    for (unsigned i = 0; i < k.width; i++)
+        if (!bits_get_bit(k.k, i)) return false;
+    return true;
+}
+
+/* Comparisons that test one bit, emitted as that bit: a sign test (x < 0, x > -1) is the
+ * top bit, and (x & one-bit mask) == 0 is the masked bit. As full operators yosys keeps
+ * them wide: a 512-bit sign test became a carry chain 30 logic levels deep. */
+static bool single_bit_test(tr_t *t, LLVMValueRef inst, val_t a, val_t b, val_t *out) {
+    if (!v_is_const(b) || v_is_const(a)) return false;
+    LLVMIntPredicate p = LLVMGetICmpPredicate(inst);
+    bool zero = bits_is_zero(b.k, b.width), ones = all_ones(b);
+    if ((p == LLVMIntSLT && zero) || (p == LLVMIntSLE && ones)) {
+        *out = nl_slice(&t->nl, a, a.width - 1, 1);
+        return true;
+    }
+    if ((p == LLVMIntSGT && ones) || (p == LLVMIntSGE && zero)) {
+        *out = nl_not1(&t->nl, nl_slice(&t->nl, a, a.width - 1, 1));
+        return true;
+    }
+    LLVMValueRef x = LLVMGetOperand(inst, 0);
+    if ((p != LLVMIntEQ && p != LLVMIntNE) || !zero || !LLVMIsAInstruction(x) ||
+        LLVMGetInstructionOpcode(x) != LLVMAnd || !LLVMIsAConstantInt(LLVMGetOperand(x, 1)))
+        return false;
+    int bit = one_hot_bit(tr_int(t, LLVMGetOperand(x, 1)));
+    if (bit < 0) return false;
+    val_t v = nl_slice(&t->nl, tr_int(t, LLVMGetOperand(x, 0)), (unsigned)bit, 1);
+    *out = p == LLVMIntNE ? v : nl_not1(&t->nl, v);
+    return true;
+}
+
 static val_t icmp(tr_t *t, LLVMValueRef inst) {
     val_t a = tr_int(t, LLVMGetOperand(inst, 0)), b = tr_int(t, LLVMGetOperand(inst, 1));
+    val_t bit;
+    if (single_bit_test(t, inst, a, b, &bit)) return bit;
     const char *op = "==";
     bool sign = false;
     switch (LLVMGetICmpPredicate(inst)) {
@@ -338,6 +383,10 @@ static void instruction(tr_t *t, cfg_t *c, LLVMValueRef inst, LLVMBasicBlockRef 
         return;
     }
     const char *bt = binop_text(op, &sign);
+    if (bt && (op == LLVMXor || op == LLVMAnd || op == LLVMOr)) {
+        if (!tr_assoc_inner(inst)) set_int(t, inst, tr_assoc_tree(t, inst, bt, nm ? nm : "op"));
+        return;
+    }
     if (bt) {
         val_t a = tr_int(t, LLVMGetOperand(inst, 0)), b = tr_int(t, LLVMGetOperand(inst, 1));
         set_int(t, inst, nl_binop(&t->nl, bt, a, b, a.width, sign, nm ? nm : "op"));
