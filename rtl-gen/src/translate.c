@@ -383,8 +383,8 @@ static void instruction(tr_t *t, cfg_t *c, LLVMValueRef inst, LLVMBasicBlockRef 
         return;
     }
     const char *bt = binop_text(op, &sign);
-    if (bt && (op == LLVMXor || op == LLVMAnd || op == LLVMOr)) {
-        if (!tr_assoc_inner(inst)) set_int(t, inst, tr_assoc_tree(t, inst, bt, nm ? nm : "op"));
+    if (op == LLVMXor) {
+        if (!tr_xor_inner(inst)) set_int(t, inst, tr_xor_tree(t, inst, nm ? nm : "op"));
         return;
     }
     if (bt) {

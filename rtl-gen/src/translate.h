@@ -84,10 +84,10 @@ ptr_t ptr_merge_select(tr_t *t, val_t c, const ptr_t *a, const ptr_t *b);
 ptr_t ptr_restrict(tr_t *t, const ptr_t *p, val_t pred);
 void ptr_append(ptr_t *dst, const ptr_t *src);
 
-/* assoc.c: chains of xor/and/or emitted as balanced trees. An inner node (its only use is
- * the same operator) is not emitted; the outermost one emits the whole tree. */
-bool tr_assoc_inner(LLVMValueRef inst);
-val_t tr_assoc_tree(tr_t *t, LLVMValueRef root, const char *op_text, const char *name);
+/* xor_tree.c: XOR chains emitted as balanced trees. An inner XOR (its only use is another
+ * XOR) is not emitted; the outermost one emits the whole tree. */
+bool tr_xor_inner(LLVMValueRef inst);
+val_t tr_xor_tree(tr_t *t, LLVMValueRef root, const char *name);
 
 /* intrinsics.c: llvm.* calls that become logic; returns false if unknown */
 bool tr_intrinsic(tr_t *t, LLVMValueRef call, const char *name);
