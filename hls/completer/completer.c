@@ -9,7 +9,7 @@
  * out: dma_req  READ response payload and atomic original values into local_addr
  *      req_ctl  RETIRED / REWIND / STOP to the requester
  *      cqe      send completions for cq_writer
- *      ev       NIC_EV_QP_ERR to ctrl
+ *      ev       NIC_EV_QP_ERR and NIC_EV_SQ_DRAINED to ctrl
  *
  * One event at a time: IDLE takes a cfg, a response packet, a wqe_rec or (when none waits)
  * looks at one QP row for an expired timer, reads that row (CTX) and the ring slot of its
@@ -21,7 +21,7 @@
 enum { /* FSM */
     CP_IDLE = 0, CP_CTX, CP_DISPATCH, CP_EVAL, CP_RDATA, CP_ATOMIC, CP_COMPLETE, CP_RETIRED,
     CP_ACT, CP_REWIND, CP_ERRCQE, CP_EV, CP_STOP, CP_FLUSH, CP_RECFLUSH, CP_DRAIN, CP_WB,
-    CP_HEAD,
+    CP_HEAD, CP_SQD_EV,
 };
 enum { OP_CFG = 0, OP_PKT, OP_WREC, OP_TMO };
 enum { ACT_NONE = 0, ACT_RETRY, ACT_REWIND, ACT_RNR, ACT_FAIL };
@@ -237,6 +237,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             x.status = w.flush ? (uint8_t)NIC_WC_WR_FLUSH_ERR : w.status;
             st->rec = x;
             st->rec_flush = w.flush;
+            st->rec_mark = w.sqd_mark;
             start_event(st, OP_WREC, w.qp);
         } else if (in->rx_pkt.valid) {
             const roce_hdr_t *r = &in->rx_pkt.data.hdr;
@@ -293,6 +294,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             break;
         }
         case OP_WREC: {
+            if (st->rec_mark) { /* SQD marker: every WQE of this QP is ahead of it (nic_if.h) */
+                c.sqd_wait = st->rec_mark == NIC_SQD_MARK_ENTER;
+                st->c = c;
+                st->phase = CP_WB; /* which raises the event now if nothing is outstanding */
+                break;
+            }
             /* a flush record waits in the ring behind outstanding WQEs (CQEs in SQ order);
              * with nothing ahead of it, or no room, it completes at once */
             bool room = live && c.count < NIC_OUTSTANDING;
@@ -583,7 +590,24 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                                     (st->c.head & (NIC_OUTSTANDING - 1)));
         st->phase = CP_EVAL;
         break;
+    case CP_SQD_EV:
+        out->ev.valid = 1;
+        out->ev.data.kind = NIC_EV_SQ_DRAINED;
+        out->ev.data.qp = st->qp;
+        out->ev.data.cq = (nic_cq_t)st->c.send_cq;
+        if (in->ev_ready) {
+            st->c.sqd_wait = 0;
+            st->phase = CP_WB;
+        }
+        break;
     default: /* CP_WB */
+        /* every event ends here, so a drain that has just finished is seen here: the SQD
+         * marker with nothing outstanding, the last retirement behind it, or (the cfg and
+         * the marker race) the SQD cfg after the marker */
+        if (st->c.sqd_wait && st->c.count == 0 && st->c.state == NIC_QPS_SQD) {
+            st->phase = CP_SQD_EV;
+            break;
+        }
         hls_mem_write(&st->qpc, st->qp, st->c);
         st->phase = CP_IDLE;
         break;

@@ -63,7 +63,7 @@ typedef struct {
     uint8_t retrying;      /* a resend is under way (timeout or response): responses may
                               not start another until progress (rxe comp.started_retry);
                               timeouts may */
-    uint8_t rsvd8;         /* reserved, 0 */
+    uint8_t sqd_wait;      /* the SQD marker came: raise NIC_EV_SQ_DRAINED once count is 0 */
     uint16_t rsvd16;       /* reserved, 0 */
     uint32_t rsvd32;       /* reserved, 0 */
 } cmp_qpc_t;
@@ -104,6 +104,7 @@ typedef struct {
     cmp_qpc_t cf;           /* latched cfg, in row form */
     cmp_wrec_t rec;         /* latched wqe_rec */
     bool rec_flush;
+    uint8_t rec_mark;       /* the record is an SQD marker (NIC_SQD_MARK_*) */
     nic_wqe_rec_t rb;       /* a wqe_rec taken while an event was being handled */
     bool rb_valid;
     uint8_t p_op;           /* latched response: BTH opcode, PSN, AETH syndrome, ... */

@@ -338,7 +338,8 @@ enum {
     NIC_EV_QP_ERR = 1,        /* the QP must go to ERR (retry exceeded, fatal NAK, ...) */
     NIC_EV_SQ_ERR = 2,        /* the QP must go to SQE */
     NIC_EV_CQ_ERR = 3,        /* CQ overrun */
-    NIC_EV_SQ_DRAINED = 4,    /* SQD reached: no outstanding send WQE */
+    NIC_EV_SQ_DRAINED = 4,    /* SQD: every WQE started before it is retired (completer;
+                                 qp = row, cq = send CQ, detail 0) */
     NIC_EV_CQ_COMP = 5,       /* completion event of an armed CQ (cq = row; qp, detail = 0):
                                  cq_writer, after the CQE's write (nic_db_t.arm) */
 };
@@ -381,7 +382,16 @@ typedef struct {
     uint64_t wr_id;
     uint64_t local_addr;      /* READ / atomic: where the response data goes */
     uint32_t length;
+    uint8_t sqd_mark;         /* not 0: no WQE, a marker (NIC_SQD_MARK_*) in the QP's record
+                                 order: its SQ drain starts or ends here; only qp is valid */
 } nic_wqe_rec_t;
+
+/* SQ drain (IB vol. 1 10.3.1, RTS -> SQD): the requester starts no new WQE once it has
+ * applied SQD and sends NIC_SQD_MARK_ENTER behind the last record it sent; when every WQE
+ * ahead of the mark is retired the completer raises NIC_EV_SQ_DRAINED. Leaving SQD sends
+ * NIC_SQD_MARK_LEAVE, which cancels an event not yet raised. Markers travel in the record
+ * stream, so they cannot overtake a record nor be overtaken by one. */
+enum { NIC_SQD_MARK_ENTER = 1, NIC_SQD_MARK_LEAVE = 2 };
 
 enum {
     NIC_REQ_RETIRED = 1,      /* every WQE before wqe_index is retired (frees outstanding slots) */

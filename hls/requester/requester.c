@@ -8,7 +8,8 @@
  * out: dma_req  nic_dma_req_t   reads only: one WQE (64 bytes) or one packet's payload
  *      tx_desc  roce_hdr_t      one per packet, held until taken (roce_tx's desc format)
  *      tx_pay   nic_beat_t      the packet's payload, ceil(len/64) beats, `last` on the final
- *      wqe_rec  nic_wqe_rec_t  one per WQE, before its first packet (or flushed)
+ *      wqe_rec  nic_wqe_rec_t  one per WQE, before its first packet (or flushed); an SQD
+ *                              marker when the QP enters or leaves SQD
  *      packets_sent, wqes_started    counters
  *
  * One FSM serialises everything, so each context row is read in one cycle and written
@@ -293,6 +294,15 @@ HLS_INLINE nic_wqe_rec_t make_rec(nic_qp_t q, const req_ctx_t *c, hls_u512 w, un
     r.local_addr = WQE_LOCAL(w);
     r.length = WQE_LENGTH(w);
     r.status = (!c->flushing && wqe_bad(w)) ? NIC_WC_LOC_QP_OP_ERR : NIC_WC_SUCCESS;
+    r.sqd_mark = 0;
+    return r;
+}
+
+/* The marker that tells the completer a QP's SQ drain starts or ends (nic_if.h). */
+HLS_INLINE nic_wqe_rec_t sqd_marker(nic_qp_t q, bool enter) {
+    nic_wqe_rec_t r = {0};
+    r.qp = q;
+    r.sqd_mark = enter ? NIC_SQD_MARK_ENTER : NIC_SQD_MARK_LEAVE;
     return r;
 }
 
@@ -413,9 +423,16 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         out->cfg_ready = true;
         req_ctx_t c = row_now(st);
         if (in->cfg.data.kind == NIC_CFG_QP) {
+            bool was_sqd = c.state == NIC_QPS_SQD;
             c = apply_qp_cfg(c, &in->cfg.data);
             row_write(st, &c);
             hls_mem_write(&st->qp_pd, st->q, in->cfg.data.attr.pd);
+            if (was_sqd != (c.state == NIC_QPS_SQD)) { /* the drain starts or ends here */
+                st->rec = sqd_marker(st->q, !was_sqd);
+                st->after_rec = RQ_IDLE;
+                st->fsm = RQ_REC;
+                break;
+            }
         } else if ((st->row_valid >> (unsigned)st->q) & 1) {
             c.quiesced = in->cfg.data.quiesce;      /* acts at the next packet boundary */
             row_write(st, &c);
@@ -539,7 +556,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         out->wqe_rec.valid = true;
         out->wqe_rec.data = st->rec;
         if (in->wqe_rec_ready) {
-            if (!st->rec.flush && st->rec.status == NIC_WC_SUCCESS) st->wqes_started = st->wqes_started + 1;
+            if (!st->rec.flush && st->rec.status == NIC_WC_SUCCESS && !st->rec.sqd_mark)
+                st->wqes_started = st->wqes_started + 1;
             st->fsm = st->after_rec;
         }
         break;

@@ -215,6 +215,15 @@ static void rec(const qp_t *q, uint16_t idx, uint32_t first, uint32_t last, unsi
     rec_s(q, idx, first, last, op, sig, wr_id, addr, len, flush, 0);
 }
 
+/* the requester's SQD marker (NIC_SQD_MARK_*) in the record stream */
+static void sqd_mark(const qp_t *q, unsigned kind) {
+    nic_wqe_rec_t r;
+    memset(&r, 0, sizeof r);
+    r.qp = row_of(q->fn, q->qpn);
+    r.sqd_mark = (uint8_t)kind;
+    Q_PUSH(q_rec, r);
+}
+
 static void resp(const qp_t *q, uint32_t qpn, unsigned opcode, uint32_t psn, unsigned syn,
                  uint64_t orig, const uint8_t *pay, unsigned len) {
     nic_rx_pkt_t p;
@@ -275,17 +284,18 @@ static uint64_t expect_cqe(const qp_t *q, uint64_t wr_id, unsigned opcode, unsig
     return l->cyc;
 }
 
-static void expect_ev(const qp_t *q, unsigned detail) {
+static void expect_event(const qp_t *q, unsigned kind, unsigned detail) {
     if (r_ev >= n_ev) {
-        fail("missing QP_ERR event");
+        fail("missing event kind %u", kind);
         return;
     }
     nic_event_t e = ev_log[r_ev++].m;
-    if (e.kind != NIC_EV_QP_ERR || e.qp != row_of(q->fn, q->qpn) || e.cq != q->cq ||
-        e.detail != detail)
-        fail("event: got kind %u qp %u cq %u detail %u", e.kind, (unsigned)e.qp, (unsigned)e.cq,
-             e.detail);
+    if (e.kind != kind || e.qp != row_of(q->fn, q->qpn) || e.cq != q->cq || e.detail != detail)
+        fail("event: got kind %u qp %u cq %u detail %u, want kind %u", e.kind, (unsigned)e.qp,
+             (unsigned)e.cq, e.detail, kind);
 }
+
+static void expect_ev(const qp_t *q, unsigned detail) { expect_event(q, NIC_EV_QP_ERR, detail); }
 
 static void expect_nothing_more(void) {
     if (r_ctl != n_ctl) fail("%u unexpected req_ctl (first kind %u idx %u)", n_ctl - r_ctl,
@@ -708,6 +718,57 @@ static void sc_cfg_flush_reset(void) {
     expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
 }
 
+/* SQ drain (IB 10.3.1): the SQD marker behind two outstanding WQEs raises SQ_DRAINED once,
+ * only when the last of them is retired; a marker with nothing outstanding raises it as soon
+ * as the completer also has the SQD cfg (marker first, cfg later); leaving SQD before the
+ * drain ends cancels it. */
+static void sc_sqd_drain(void) {
+    qp_t q = qp_std(3, 0x000333, 3);
+    bring_up(&q);
+    rec(&q, 0, 10, 10, NIC_WR_SEND, 1, 0x900, 0, 10, 0);
+    rec(&q, 1, 11, 12, NIC_WR_WRITE, 1, 0x901, 0, 1500, 0);
+    sqd_mark(&q, NIC_SQD_MARK_ENTER);
+    cfg_qp(&q, NIC_QPS_RTS, NIC_QPS_SQD);
+    run(60);
+    if (n_ev != r_ev) fail("SQ_DRAINED with two WQEs outstanding");
+    ack(&q, 10, ACK_SYN);
+    run(60);
+    expect_cqe(&q, 0x900, NIC_WC_SEND, NIC_WC_SUCCESS, 10);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
+    if (n_ev != r_ev) fail("SQ_DRAINED with one WQE outstanding");
+    ack(&q, 12, ACK_SYN);
+    run(60);
+    expect_cqe(&q, 0x901, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 1500);
+    expect_ctl(NIC_REQ_RETIRED, &q, 2, 0);
+    expect_event(&q, NIC_EV_SQ_DRAINED, 0);
+    ack(&q, 12, ACK_SYN); /* a duplicate ACK afterwards raises nothing */
+    run(60);
+    cfg_qp(&q, NIC_QPS_SQD, NIC_QPS_RTS);
+    sqd_mark(&q, NIC_SQD_MARK_LEAVE);
+    run(40);
+    /* nothing outstanding; the marker overtakes the cfg */
+    sqd_mark(&q, NIC_SQD_MARK_ENTER);
+    run(40);
+    if (n_ev != r_ev) fail("SQ_DRAINED before the completer had SQD");
+    cfg_qp(&q, NIC_QPS_RTS, NIC_QPS_SQD);
+    run(40);
+    expect_event(&q, NIC_EV_SQ_DRAINED, 0);
+    cfg_qp(&q, NIC_QPS_SQD, NIC_QPS_RTS);
+    sqd_mark(&q, NIC_SQD_MARK_LEAVE);
+    /* SQD left before the drain ended: no event */
+    rec(&q, 2, 13, 13, NIC_WR_SEND, 0, 0x902, 0, 1, 0);
+    sqd_mark(&q, NIC_SQD_MARK_ENTER);
+    cfg_qp(&q, NIC_QPS_RTS, NIC_QPS_SQD);
+    run(40);
+    cfg_qp(&q, NIC_QPS_SQD, NIC_QPS_RTS);
+    sqd_mark(&q, NIC_SQD_MARK_LEAVE);
+    run(40);
+    ack(&q, 13, ACK_SYN);
+    run(60);
+    expect_ctl(NIC_REQ_RETIRED, &q, 3, 0);
+    expect_u32("dropped", st.dropped, 1);
+}
+
 /* ghosts: a READ response for a QP with nothing outstanding, and one for another qpn of the
  * same row, are dropped with their payload drained and nothing written */
 static void sc_ghosts(void) {
@@ -1045,6 +1106,7 @@ int main(void) {
         {"backoff_survives_pause", sc_backoff_pause},
         {"cfg_err_flush_and_reset", sc_cfg_flush_reset},
         {"ghost_responses", sc_ghosts},
+        {"sqd_drain_event", sc_sqd_drain},
         {"status_wqe_alone", sc_status_alone},
         {"status_wqe_behind_acked_writes", sc_status_behind_acked},
         {"status_wqe_behind_read", sc_status_behind_read},

@@ -95,6 +95,7 @@ typedef struct {
     uint8_t **blobs; uint32_t *blob_len; int nblobs;
     uint8_t cur_blob[4096]; uint32_t cur_len; int cur_beats;
     nic_wqe_rec_t recs[MAXR]; int nrecs;
+    nic_wqe_rec_t marks[8]; int nmarks;   /* SQD markers, kept apart from WQE records */
     /* stream-rule memory: last cycle's outputs and whether they moved */
     requester_out prev;
     bool prev_desc_moved, prev_pay_moved, prev_rec_moved, prev_req_moved;
@@ -383,7 +384,9 @@ static void step(tb_t *t) {
             t->ctlq[t->ctl_t++ % QCAP] = k;
         }
     }
-    if (t->prev_rec_moved && t->nrecs < MAXR) t->recs[t->nrecs++] = out.wqe_rec.data;
+    if (t->prev_rec_moved && out.wqe_rec.data.sqd_mark && t->nmarks < 8)
+        t->marks[t->nmarks++] = out.wqe_rec.data;
+    else if (t->prev_rec_moved && t->nrecs < MAXR) t->recs[t->nrecs++] = out.wqe_rec.data;
     if (t->wire) wire_step(t, &out);
     t->cycle++;
 }
@@ -1136,8 +1139,13 @@ static void t_states(void) {
     cfg_state(t, q, NIC_QPS_RTS, NIC_QPS_SQD, 0);
     EXPECT(run(t, 100000), "did not go idle");
     EXPECT(t->npkts == 6 && t->nrecs == 1, "SQD: %d packets %d records, want 6 and 1", t->npkts, t->nrecs);
+    /* the drain marker follows the started WQE's record, and leaving SQD sends the other */
+    EXPECT(t->nmarks == 1 && t->marks[0].sqd_mark == NIC_SQD_MARK_ENTER &&
+               t->marks[0].qp == (nic_qp_t)q->row, "SQD: %d markers, want one ENTER", t->nmarks);
     cfg_state(t, q, NIC_QPS_SQD, NIC_QPS_RTS, 0);
     EXPECT(run(t, 100000), "did not go idle");
+    EXPECT(t->nmarks == 2 && t->marks[1].sqd_mark == NIC_SQD_MARK_LEAVE,
+           "SQD -> RTS: %d markers, want ENTER then LEAVE", t->nmarks);
     pair_payloads(t);
     check_qp(t, q, "states");
     check_recs_all_sent(t, q, "states");
@@ -1160,7 +1168,7 @@ static void t_states(void) {
     req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
     EXPECT(c.sq_head == 0 && c.sq_tail == 0 && c.sq_hi == 0 && c.una == 0 && c.next_psn == 0 &&
                !c.flushing && !c.quiesced && c.offset == 0, "RESET left send state behind");
-    report("INIT doorbell kept, stray qpn ignored, SQD drains the started WQE, ERR flushes, RESET clears");
+    report("INIT doorbell kept, stray qpn ignored, SQD drains the started WQE and marks it, ERR flushes, RESET clears");
     tb_free(t);
 }
 
