@@ -23,6 +23,9 @@ PACKAGES=(
     libibverbs-dev ibverbs-utils perftest
     # interop peer: Linux rxe in a QEMU VM (testbench/interop/fetch-deps adds the guest kernel)
     qemu-system-x86 busybox-static rdma-core ibverbs-providers iproute2
+    # migration firmware: linked for rv32imc by lld (clang-19 drives it), its unit tests run
+    # on that build under qemu-riscv32 (Linux user mode) to show it width- and endian-clean
+    lld-19 qemu-user
     # build and scripts
     make gcc g++ python3
 )

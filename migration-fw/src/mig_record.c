@@ -1,0 +1,123 @@
+/* mig_record.c — field moves between row words and packed records (mig_layout.h). */
+#include "mig_record.h"
+
+#include "mig_cost.h"
+#include "mig_libc.h"
+
+static uint64_t low_mask(unsigned n) { return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; }
+
+/* Row words (32-bit) and record bytes (8-bit) hold bit fields the same way, least
+ * significant unit first; one loop serves both, a unit (or the part of one the field
+ * covers) per step. */
+static uint32_t unit_read(const void *base, unsigned unit, unsigned i)
+{
+    return unit == 32 ? ((const uint32_t *)base)[i] : ((const uint8_t *)base)[i];
+}
+
+static void unit_write(void *base, unsigned unit, unsigned i, uint32_t v)
+{
+    if (unit == 32) ((uint32_t *)base)[i] = v;
+    else ((uint8_t *)base)[i] = (uint8_t)v;
+}
+
+static uint64_t bits_get(const void *base, unsigned unit, unsigned lo, unsigned width)
+{
+    uint64_t v = 0;
+    for (unsigned got = 0; got < width;) {
+        unsigned bit = lo + got, off = bit % unit, n = unit - off;
+        if (n > width - got) n = width - got;
+        v |= ((uint64_t)(unit_read(base, unit, bit / unit) >> off) & low_mask(n)) << got;
+        got += n;
+    }
+    return v;
+}
+
+static void bits_put(void *base, unsigned unit, unsigned lo, unsigned width, uint64_t v)
+{
+    for (unsigned done = 0; done < width;) {
+        unsigned bit = lo + done, off = bit % unit, n = unit - off;
+        if (n > width - done) n = width - done;
+        uint32_t m = (uint32_t)(low_mask(n) << off), old = unit_read(base, unit, bit / unit);
+        unit_write(base, unit, bit / unit, (old & ~m) | ((uint32_t)((v >> done) << off) & m));
+        done += n;
+    }
+}
+
+uint64_t mig_words_get(const uint32_t *w, unsigned lo, unsigned width) { return bits_get(w, 32, lo, width); }
+void mig_words_put(uint32_t *w, unsigned lo, unsigned width, uint64_t v) { bits_put(w, 32, lo, width, v); }
+uint64_t mig_bytes_get(const uint8_t *p, unsigned lo, unsigned width) { return bits_get(p, 8, lo, width); }
+void mig_bytes_put(uint8_t *p, unsigned lo, unsigned width, uint64_t v) { bits_put(p, 8, lo, width, v); }
+
+uint64_t mig_row_field(unsigned table, const mig_row_t row, unsigned field)
+{
+    const struct mig_field *f = &mig_layouts[table].fields[field];
+    return mig_words_get(row[f->section], f->hw_bit, f->hw_width);
+}
+
+void mig_row_set_field(unsigned table, mig_row_t row, unsigned field, uint64_t v)
+{
+    const struct mig_field *f = &mig_layouts[table].fields[field];
+    mig_words_put(row[f->section], f->hw_bit, f->hw_width, v);
+}
+
+/* image bit where a field starts: the fields are packed in list order */
+static unsigned img_bit(unsigned table, unsigned field)
+{
+    unsigned bit = 0;
+    for (unsigned i = 0; i < field; i++) bit += mig_layouts[table].fields[i].img_width;
+    return bit;
+}
+
+uint64_t mig_record_field(unsigned table, const uint8_t *rec, unsigned field)
+{
+    const struct mig_field *f = &mig_layouts[table].fields[field];
+    return mig_bytes_get(rec, img_bit(table, field), f->img_width) << f->shift;
+}
+
+void mig_record_set_field(unsigned table, uint8_t *rec, unsigned field, uint64_t v)
+{
+    const struct mig_field *f = &mig_layouts[table].fields[field];
+    mig_bytes_put(rec, img_bit(table, field), f->img_width, v >> f->shift);
+}
+
+int mig_record_pack(const struct mig_hal *hal, unsigned table, const mig_row_t row,
+                    unsigned row_index, uint8_t *rec, struct mig_resp *resp)
+{
+    const struct mig_record_layout *l = &mig_layouts[table];
+    unsigned bit = 0;
+    mig_memset(rec, 0, l->record_bytes);
+    for (unsigned i = 0; i < l->field_count; i++) {
+        const struct mig_field *f = &l->fields[i];
+        uint64_t v = mig_words_get(row[f->section], f->hw_bit, f->hw_width);
+        if (v & low_mask(f->shift))
+            return mig_fail(resp, MIG_E_FIT, MIG_R_FIELD_ALIGN, i, row_index);
+        v >>= f->shift;
+        if (v & ~low_mask(f->img_width))
+            return mig_fail(resp, MIG_E_FIT, MIG_R_FIELD_WIDTH, i, row_index);
+        mig_bytes_put(rec, bit, f->img_width, v);
+        bit += f->img_width;
+    }
+    mig_hal_spend(hal, MIG_COST_FIELD * l->field_count);
+    return MIG_OK;
+}
+
+void mig_record_unpack(const struct mig_hal *hal, unsigned table, const uint8_t *rec,
+                       mig_row_t row)
+{
+    const struct mig_record_layout *l = &mig_layouts[table];
+    unsigned bit = 0;
+    mig_memset(row, 0, sizeof(mig_row_t));
+    for (unsigned i = 0; i < l->field_count; i++) {
+        const struct mig_field *f = &l->fields[i];
+        uint64_t v = mig_bytes_get(rec, bit, f->img_width) << f->shift;
+        mig_words_put(row[f->section], f->hw_bit, f->hw_width, v);
+        bit += f->img_width;
+    }
+    mig_hal_spend(hal, MIG_COST_FIELD * l->field_count);
+}
+
+const char *mig_field_name(unsigned table, unsigned field)
+{
+    if (table >= MIG_TABLES || field >= mig_layouts[table].field_count) return "?";
+    return mig_layouts[table].fields[field].name;
+}

@@ -1,0 +1,96 @@
+/* layout_test.c — the descriptor tables: sizes, no overlaps, bit packing golden values,
+ * row <-> record round trips, and save refusing a field that does not fit. */
+#include "fixture.h"
+#include "mig_libc.h"
+#include "mig_record.h"
+
+static void sizes(void)
+{
+    static const unsigned bits[MIG_TABLES] = { MIG_QP_RECORD_BITS, MIG_CQ_RECORD_BITS,
+                                                MIG_MR_RECORD_BITS, MIG_FN_FIELD_BITS };
+    bool ok = true;
+    for (unsigned t = 0; t < MIG_TABLES; t++) {
+        const struct mig_record_layout *l = &mig_layouts[t];
+        unsigned sum = 0;
+        for (unsigned i = 0; i < l->field_count; i++) {
+            const struct mig_field *f = &l->fields[i];
+            sum += f->img_width;
+            ok &= f->img_width + f->shift <= f->hw_width && f->img_width <= 64 && f->section < l->sections;
+            /* no two fields of a section share a bit */
+            for (unsigned j = 0; j < i; j++) {
+                const struct mig_field *g = &l->fields[j];
+                if (g->section == f->section && f->hw_bit < g->hw_bit + g->hw_width && g->hw_bit < f->hw_bit + f->hw_width)
+                    t_fail("layout", f->name, t, j), ok = false;
+            }
+        }
+        ok &= sum == bits[t];
+        for (unsigned s = 0; s < l->sections; s++) ok &= mig_section_words(t, s) <= MIG_SECTION_WORDS_MAX;
+    }
+    if (ok && t_expect("layout", "QP record bytes", MIG_QP_RECORD_BYTES, 127))
+        t_pass("layout: fields disjoint, widths sum to the records: QP 127 B, CQ 17 B, MR 23 B, FN 14 B");
+}
+
+static void golden(void)
+{
+    /* QPN is image bits 7..30: 0x123456 << 7 = 0x091A2B00 -> bytes 00 2B 1A 09 */
+    uint8_t rec[MIG_QP_RECORD_BYTES];
+    mig_memset(rec, 0, sizeof rec);
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_QPN, 0x123456);
+    bool ok = rec[0] == 0x00 && rec[1] == 0x2B && rec[2] == 0x1A && rec[3] == 0x09 && rec[4] == 0;
+    /* SQ_BASE keeps bits 6..56: 0x40 is image bit 0 of the field */
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_SQ_BASE, 0x1C0);
+    ok &= mig_record_field(MIG_TABLE_QP, rec, MIG_QPF_SQ_BASE) == 0x1C0;
+    uint32_t w[3] = { 0, 0, 0 };
+    mig_words_put(w, 28, 40, 0xABCDEF0123ull);
+    ok &= w[0] == 0x30000000u && w[1] == 0xBCDEF012u && w[2] == 0xAu && mig_words_get(w, 28, 40) == 0xABCDEF0123ull;
+    if (ok) t_pass("layout: bit packing golden bytes (LSB first, word-crossing fields)");
+    else t_fail("layout golden", "bytes", rec[1], w[1]);
+}
+
+static void round_trip(void)
+{
+    struct rig *r = &t_src;
+    rig_init(r);
+    bool ok = true;
+    for (unsigned t = 0; t < MIG_TABLES; t++)
+        for (unsigned k = 0; k < 200; k++) {
+            mig_row_t row = { { 0 } }, back;
+            const struct mig_record_layout *l = &mig_layouts[t];
+            for (unsigned i = 0; i < l->field_count; i++) mig_row_set_field(t, row, i, random_field(t, i));
+            uint8_t rec[MIG_QP_RECORD_BYTES];
+            struct mig_resp resp;
+            ok &= mig_record_pack(&r->fw.hal, t, row, 0, rec, &resp) == MIG_OK;
+            mig_record_unpack(&r->fw.hal, t, rec, back);
+            ok &= mig_memcmp(row, back, sizeof row) == 0;
+        }
+    if (ok) t_pass("layout: row -> record -> row exact for 200 random rows of each table");
+    else t_fail("layout round trip", "rows differ", 0, 0);
+}
+
+static void does_not_fit(void)
+{
+    struct rig *r = &t_src;
+    struct mig_resp resp;
+    uint8_t rec[MIG_QP_RECORD_BYTES];
+    mig_row_t row = { { 0 } };
+    mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_POS_VA, (uint64_t)1 << 57); /* beyond 57-bit VAs */
+    int rc = mig_record_pack(&r->fw.hal, MIG_TABLE_QP, row, 5, rec, &resp);
+    bool ok = rc == MIG_E_FIT && resp.reason == MIG_R_FIELD_WIDTH && resp.value[0] == MIG_QPF_POS_VA &&
+              resp.value[1] == 5;
+    mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_POS_VA, 0);
+    mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_MSG_OFFSET, 300); /* not a multiple of 256 */
+    rc = mig_record_pack(&r->fw.hal, MIG_TABLE_QP, row, 5, rec, &resp);
+    ok &= rc == MIG_E_FIT && resp.reason == MIG_R_FIELD_ALIGN && resp.value[0] == MIG_QPF_MSG_OFFSET;
+    const char *name = mig_field_name(MIG_TABLE_QP, MIG_QPF_MSG_OFFSET);
+    ok &= name[0] == 'M' && name[3] == '_';
+    if (ok) t_pass("layout: save refuses a value wider than its image field (POS_VA) or misaligned (MSG_OFFSET), naming it");
+    else t_fail("layout fit", "refusal", resp.reason, resp.value[0]);
+}
+
+void layout_tests(void)
+{
+    sizes();
+    golden();
+    round_trip();
+    does_not_fit();
+}
