@@ -42,7 +42,8 @@ struct mig_cmd {
 
 enum mig_answer {                 /* resp.answer of IMAGE_SAVE and IMAGE_LOAD */
     MIG_ANS_NONE = 0,
-    MIG_SAVE_BLOCK = 1,           /* a block was written; more of this pass follow */
+    MIG_SAVE_BLOCK = 1,           /* a block was written; more of this pass follow; value[0] =
+                                     its number, value[1] its kind, value[2] the pass's MIG_IMG_* */
     MIG_SAVE_PASS_END = 2,        /* the pass's end block was written */
     MIG_SAVE_NOTHING_NOW = 3,     /* pre-copy: nothing changed since the last pass; no block */
     MIG_LOAD_STAGED = 4,          /* the block was checked and staged */

@@ -203,6 +203,7 @@ int mig_save_next(struct mig_fw *fw, unsigned fn, uint64_t host_addr, struct mig
     s->records += n;
     resp->value[0] = s->seq - 1;
     resp->value[1] = kind;
+    resp->value[2] = s->flags; /* the PF learns from PASS_END whether the pass was FINAL */
     if (kind == MIG_BLK_END) {
         s->in_pass = false;
         s->pass++;

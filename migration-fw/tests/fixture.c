@@ -5,6 +5,7 @@
 #include "mig_record.h"
 
 struct rig t_src, t_dst;
+uint16_t t_last_pass_flags;
 
 void rig_init(struct rig *r)
 {
@@ -65,6 +66,7 @@ unsigned save_pass(struct rig *r, unsigned fn, uint64_t base, uint8_t *answer)
             return i;
         }
         *answer = resp.answer;
+        t_last_pass_flags = (uint16_t)resp.value[2];
         if (resp.answer == MIG_SAVE_NOTHING_NOW) return i;
         if (resp.answer == MIG_SAVE_PASS_END) return i + 1;
     }

@@ -13,6 +13,8 @@ struct rig {
     struct mig_fw fw;
 };
 extern struct rig t_src, t_dst;
+/* the MIG_IMG_* flags IMAGE_SAVE reported for the last block save_pass saved */
+extern uint16_t t_last_pass_flags;
 
 void rig_init(struct rig *r);
 int run(struct rig *r, uint8_t op, unsigned fn, uint64_t host_addr, uint8_t flags, struct mig_resp *resp);

@@ -52,6 +52,7 @@ void precopy_tests(void)
     /* pass 0: full, every row in use */
     unsigned n = save_pass(&t_src, 2, IMG, &answer);
     ok &= answer == MIG_SAVE_PASS_END && pass_rows(&t_src, n, MIG_BLK_QP, MIG_TABLE_QP, 16) == 0x3FF;
+    ok &= t_last_pass_flags == MIG_IMG_FULL;
     ok &= load_pass(0, n, MIG_LOAD_PASS_DONE);
     if (ok) t_pass("pre-copy: first pass is full (10 QP, 6 CQ, 20 MR), size query = 9 blocks");
     else { t_fail("pre-copy", "first pass", n, answer); return; }
@@ -86,6 +87,7 @@ void precopy_tests(void)
     n = save_pass(&t_src, 2, IMG, &answer);
     h = block_at(&t_src, IMG, 0) + MIG_BH_BYTES;
     ok &= mig_get_le(h + MIG_IH_FLAGS, 2) == MIG_IMG_FINAL && mig_get_le(h + MIG_IH_COUNT_QP, 2) == 1;
+    ok &= t_last_pass_flags == MIG_IMG_FINAL; /* PASS_END tells the PF this was the final pass */
     ok &= pass_rows(&t_src, n, MIG_BLK_QP, MIG_TABLE_QP, 16) == (1u << 9);
     ok &= load_pass(0, n, MIG_LOAD_COMMITTED);
     ok &= fn_equal(&t_src.nic, 2, &t_dst.nic, 0);
