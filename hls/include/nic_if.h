@@ -7,7 +7,8 @@
  * Block graph (every arrow is a FIFO of the .net composition, except those marked "top"):
  *
  *   top cmd ──> ctrl ──cfg──> requester, responder, completer, cq_writer, rx_dispatch
- *               ctrl <──event── completer, responder, cq_writer   ctrl ──> top cmd_resp, async
+ *               ctrl <──event── completer, responder, cq_writer, rx_dispatch, roce_tx
+ *               ctrl ──> top cmd_resp, async
  *   top sq_db ──> requester ──wqe_rec──> completer ──req_ctl──> requester
  *   top rq_db ──> responder            top cq_db ──> cq_writer
  *   requester ──tx desc+pay──> tx_arb <──tx desc+pay── responder
@@ -360,7 +361,8 @@ typedef struct {
     nic_qp_attr_t attr;
     nic_cq_t cq;
     nic_mr_t mr;
-    uint32_t key;             /* NIC_CFG_MR: the key; NIC_CFG_CQ: the cqn */
+    uint32_t key;             /* NIC_CFG_MR: the key; NIC_CFG_CQ: the cqn; NIC_CFG_CTX of
+                                 NIC_CTX_DIRTY: the section whose dirty bits are asked */
     uint64_t base;
     uint64_t len;
     hls_uint(5) log;
