@@ -1,39 +1,61 @@
 /* mig_layout.h — THE mapping between hardware context rows and the migration image.
  *
- * The context port (hls/) exposes each table's row as sections of 32-bit words; this file is
- * the only place that says where each architectural field sits in those words and where it
- * goes in the packed image record. When the datapath rows change, change the lists below
- * (and bump MIG_LAYOUT_VERSION if the image record changes).
+ * The context port (hls/, docs/migration.md section 3) exposes each table's row as sections of
+ * 128-bit words whose bit positions are in hls/include/nic_ctx.h; the firmware sees the same
+ * bits as 32-bit words (word w = port word w / 4, bits 32 (w % 4) ..). This file is the only
+ * place that says which field of which section goes where in the packed image record. The
+ * hardware positions are nic_ctx.h's names, never numbers, so the two cannot drift; the
+ * Makefile's `layout-check` (run by every build) also fails when nic_ctx.h names a field of a
+ * section listed here that no line below mentions, so a new hardware field cannot be left out
+ * of the image silently. Bump MIG_LAYOUT_VERSION if the image record changes.
  *
  * One line per field, in image order:
  *   F(ID, SECTION, hw_bit, hw_width, shift, img_width)
- *   hw_bit, hw_width  where the field sits in the section's words (bit 0 = word 0 bit 0)
+ *   hw_bit, hw_width  where the field sits in the section's words (bit 0 = word 0 bit 0);
+ *                     hw_width is the bits the field uses (nic_ctx.h's comments)
  *   shift             low bits that are always zero (alignment, units): not stored; save
  *                     refuses a row where they are not zero (MIG_R_FIELD_ALIGN)
  *   img_width         bits kept in the image: virtual addresses keep 57 bits (the widest
  *                     user VA of x86-64 LA57 and RISC-V Sv57), lengths of an open message
- *                     31 (a message is at most 2^31 bytes and one packet has passed);
- *                     save refuses a value that does not fit (MIG_R_FIELD_WIDTH)
+ *                     31 (a message is at most 2^31 bytes and one packet has passed), flags
+ *                     held in a byte 1; 0 = a value the hardware only ever holds as 0 (save
+ *                     checks it); save refuses a value that does not fit (MIG_R_FIELD_WIDTH)
+ * A field some block keeps a second copy of (cq_writer's copy of the CQ's configuration) is
+ * stored once and named again in the table's copy list:
+ *   C(ID, SECTION, hw_bit)   the field's value also sits here (same hw_width); a load writes
+ *                            it to both places, mig_row_set_field too
  * Image records are packed LSB first: record bit b is bit b%8 of byte b/8. */
 #ifndef MIG_LAYOUT_H
 #define MIG_LAYOUT_H
 
 #include <stdint.h>
 
+#include "nic_ctx.h"
+
 #define MIG_LAYOUT_VERSION 1u
 
 enum mig_table { MIG_TABLE_QP, MIG_TABLE_CQ, MIG_TABLE_MR, MIG_TABLE_FN, MIG_TABLES };
+/* A table's sections, each one NIC_CTX_* section of the context port (the simulator's HAL
+ * maps them: testbench/migration/mig_hal_tb.c). */
 enum mig_section {
     /* QP: what ctrl, requester, completer and responder keep of one QP */
-    MIG_SEC_QP_ATTR = 0,    /* attributes software set (nic_qp_attr_t) */
-    MIG_SEC_QP_REQ = 1,     /* requester position */
-    MIG_SEC_QP_CMP = 2,     /* completer: retry counters, READ response offset, timer flags */
-    MIG_SEC_QP_RSP = 3,     /* responder: PSNs, RQ position, open message / READ response */
-    MIG_SEC_QP_REPLAY = 4,  /* responder atomic replay cache */
-    MIG_SEC_CQ_ROW = 0, MIG_SEC_MR_ROW = 0, MIG_SEC_FN_ROW = 0,
+    MIG_SEC_QP_CTRL = 0,    /* NIC_CTX_CTRL_QP: attributes software set (ctrl_qp_row_t) */
+    MIG_SEC_QP_REQ = 1,     /* NIC_CTX_REQ_QP: requester position */
+    MIG_SEC_QP_COMP = 2,    /* NIC_CTX_COMP_QP: completer retry counters, READ offset, flags */
+    MIG_SEC_QP_RESP = 3,    /* NIC_CTX_RESP_QP: responder PSNs, RQ position, open message */
+    MIG_SEC_QP_ATOM = 4,    /* NIC_CTX_RESP_ATOM: responder atomic replay cache */
+    /* CQ: ctrl's row (configuration, references) and cq_writer's (indices, arm, error) */
+    MIG_SEC_CQ_CTRL = 0,    /* NIC_CTX_CTRL_CQ */
+    MIG_SEC_CQ_CQW = 1,     /* NIC_CTX_CQW_CQ */
+    MIG_SEC_MR_CTRL = 0,    /* NIC_CTX_CTRL_MR */
+    MIG_SEC_FN_RXD = 0,     /* NIC_CTX_FN (rx_dispatch) */
 };
 #define MIG_SECTIONS_MAX 5
-#define MIG_SECTION_WORDS_MAX 12
+#define MIG_SECTION_WORDS_MAX 20    /* 32-bit words: NIC_CTX_QP_WORDS port words */
+_Static_assert(NIC_CTX_QP_WORDS * 4 <= MIG_SECTION_WORDS_MAX && NIC_CTX_CQW_WORDS * 4 <= MIG_SECTION_WORDS_MAX &&
+               NIC_CTX_MR_WORDS * 4 <= MIG_SECTION_WORDS_MAX && NIC_CTX_REQ_QP_WORDS * 4 <= MIG_SECTION_WORDS_MAX &&
+               NIC_CTX_RESP_QP_WORDS * 4 <= MIG_SECTION_WORDS_MAX && NIC_CTX_RESP_ATOM_WORDS * 4 <= MIG_SECTION_WORDS_MAX,
+               "a row section fits the firmware's row buffer");
 
 /* Responder position class: what POS_VA / POS_LEFT / POS_MR describe. An open incoming
  * message and a READ response cannot both be under way on one QP (a READ request inside an
@@ -42,87 +64,121 @@ enum mig_section {
  * (wr_id, buffer) is re-read from the RQ ring at RQ_HEAD. */
 enum { MIG_POS_NONE = 0, MIG_POS_SEND = 1, MIG_POS_WRITE = 2, MIG_POS_READ_RESP = 3 };
 
+/* QP. QP_CTRL is ctrl's row (nic_ctx.h): PKEY_INDEX is always 0 (ctrl refuses any other)
+ * and PORT_NUM 0 or 1 (before / after INIT), so they take 0 and 1 image bits. The QP_REQ, QP_COMP,
+ * QP_RESP and QP_ATOM positions are PROVISIONAL: nic_ctx.h has only those sections' word
+ * counts until the requester's, completer's and responder's layouts land (wip-reqmig,
+ * wip-respmig); the static asserts below keep them inside those counts. */
 #define MIG_QP_FIELDS(F) \
-    F(VALID, QP_ATTR, 0, 1, 0, 1) \
-    F(STATE, QP_ATTR, 1, 3, 0, 3) \
-    F(PMTU, QP_ATTR, 4, 3, 0, 3) \
-    F(QPN, QP_ATTR, 7, 24, 0, 24) \
-    F(DEST_QPN, QP_ATTR, 31, 24, 0, 24) \
-    F(DST_MAC, QP_ATTR, 55, 48, 0, 48) \
-    F(DST_IP, QP_ATTR, 103, 32, 0, 32) \
-    F(UDP_SPORT, QP_ATTR, 135, 16, 0, 16) \
-    F(PD, QP_ATTR, 151, 32, 0, 32) \
-    F(ACCESS, QP_ATTR, 183, 4, 0, 4) \
-    F(TIMEOUT, QP_ATTR, 187, 5, 0, 5) \
-    F(RETRY_CNT, QP_ATTR, 192, 3, 0, 3) \
-    F(RNR_RETRY, QP_ATTR, 195, 3, 0, 3) \
-    F(MIN_RNR_TIMER, QP_ATTR, 198, 5, 0, 5) \
-    F(BACKOFF, QP_ATTR, 203, 1, 0, 1) \
-    F(BACKOFF_FIRST, QP_ATTR, 204, 5, 0, 5) \
-    F(BACKOFF_CAP, QP_ATTR, 209, 5, 0, 5) \
-    F(SQ_BASE, QP_ATTR, 214, 64, 6, 51) \
-    F(RQ_BASE, QP_ATTR, 278, 64, 5, 52) \
-    F(SQ_LOG, QP_ATTR, 342, 5, 0, 4) \
-    F(RQ_LOG, QP_ATTR, 347, 5, 0, 4) \
-    F(SEND_CQ, QP_ATTR, 352, 4, 0, 4) \
-    F(RECV_CQ, QP_ATTR, 356, 4, 0, 4) \
-    F(MAX_RD_ATOMIC, QP_ATTR, 360, 5, 0, 5) \
-    F(MAX_DEST_RD_ATOMIC, QP_ATTR, 365, 3, 0, 3) \
+    F(VALID, QP_CTRL, NIC_CTX_QP_VALID, 8, 0, 1) \
+    F(STATE, QP_CTRL, NIC_CTX_QP_STATE, 8, 0, 3) \
+    F(PMTU, QP_CTRL, NIC_CTX_QP_PMTU, 8, 0, 3) \
+    F(QPN, QP_CTRL, NIC_CTX_QP_QPN, 32, 0, 24) \
+    F(DEST_QPN, QP_CTRL, NIC_CTX_QP_DEST_QPN, 32, 0, 24) \
+    F(DST_MAC, QP_CTRL, NIC_CTX_QP_DST_MAC, 64, 0, 48) \
+    F(DST_IP, QP_CTRL, NIC_CTX_QP_DST_IP, 32, 0, 32) \
+    F(UDP_SPORT, QP_CTRL, NIC_CTX_QP_UDP_SPORT, 16, 0, 16) \
+    F(PD, QP_CTRL, NIC_CTX_QP_PD, 32, 0, 32) \
+    F(ACCESS, QP_CTRL, NIC_CTX_QP_ACCESS, 8, 0, 4) \
+    F(TIMEOUT, QP_CTRL, NIC_CTX_QP_TIMEOUT, 8, 0, 5) \
+    F(RETRY_CNT, QP_CTRL, NIC_CTX_QP_RETRY_CNT, 8, 0, 3) \
+    F(RNR_RETRY, QP_CTRL, NIC_CTX_QP_RNR_RETRY, 8, 0, 3) \
+    F(MIN_RNR_TIMER, QP_CTRL, NIC_CTX_QP_MIN_RNR_TIMER, 8, 0, 5) \
+    F(BACKOFF, QP_CTRL, NIC_CTX_QP_BACKOFF, 8, 0, 1) \
+    F(BACKOFF_FIRST, QP_CTRL, NIC_CTX_QP_BACKOFF_FIRST, 8, 0, 5) \
+    F(BACKOFF_CAP, QP_CTRL, NIC_CTX_QP_BACKOFF_CAP, 8, 0, 5) \
+    F(SQ_BASE, QP_CTRL, NIC_CTX_QP_SQ_BASE, 64, 6, 51) \
+    F(RQ_BASE, QP_CTRL, NIC_CTX_QP_RQ_BASE, 64, 5, 52) \
+    F(SQ_LOG, QP_CTRL, NIC_CTX_QP_SQ_LOG, 8, 0, 4) \
+    F(RQ_LOG, QP_CTRL, NIC_CTX_QP_RQ_LOG, 8, 0, 4) \
+    F(SEND_CQ, QP_CTRL, NIC_CTX_QP_SEND_CQ, 8, 0, 4) \
+    F(RECV_CQ, QP_CTRL, NIC_CTX_QP_RECV_CQ, 8, 0, 4) \
+    F(MAX_RD_ATOMIC, QP_CTRL, NIC_CTX_QP_MAX_RD_ATOMIC, 8, 0, 5) \
+    F(MAX_DEST_RD_ATOMIC, QP_CTRL, NIC_CTX_QP_MAX_DEST_RD_ATOMIC, 8, 0, 3) \
+    F(QUIESCE, QP_CTRL, NIC_CTX_QP_QUIESCE, 8, 0, 1) \
+    F(PKEY_INDEX, QP_CTRL, NIC_CTX_QP_PKEY_INDEX, 16, 0, 0) \
+    F(PORT_NUM, QP_CTRL, NIC_CTX_QP_PORT_NUM, 8, 0, 1) \
     F(SQ_TAIL, QP_REQ, 0, 16, 0, 16) \
     F(SQ_HEAD, QP_REQ, 16, 16, 0, 16) \
     F(UNA, QP_REQ, 32, 16, 0, 16) \
     F(NEXT_PSN, QP_REQ, 48, 24, 0, 24) \
     F(MSG_OFFSET, QP_REQ, 72, 32, 8, 23) \
     F(FLUSHING, QP_REQ, 104, 1, 0, 1) \
-    F(RETRIES_LEFT, QP_CMP, 0, 3, 0, 3) \
-    F(RNR_LEFT, QP_CMP, 3, 3, 0, 3) \
-    F(READ_RESP_OFFSET, QP_CMP, 6, 24, 0, 23) \
-    F(CUR_EXP, QP_CMP, 30, 5, 0, 5) \
-    F(TIMER_ARMED, QP_CMP, 35, 1, 0, 1) \
-    F(RNR_WAIT, QP_CMP, 36, 1, 0, 1) \
-    F(RETRYING, QP_CMP, 37, 1, 0, 1) \
-    F(SQD_WAIT, QP_CMP, 38, 1, 0, 1) \
-    F(EPSN, QP_RSP, 0, 24, 0, 24) \
-    F(MSN, QP_RSP, 24, 24, 0, 24) \
-    F(RQ_HEAD, QP_RSP, 48, 16, 0, 16) \
-    F(RQ_TAIL, QP_RSP, 64, 16, 0, 16) \
-    F(POS_CLASS, QP_RSP, 80, 2, 0, 2) \
-    F(POS_VA, QP_RSP, 82, 64, 0, 57) \
-    F(POS_LEFT, QP_RSP, 146, 32, 0, 31) \
-    F(POS_MR, QP_RSP, 178, 6, 0, 6) \
-    F(NAK_PENDING, QP_RSP, 184, 1, 0, 1) \
-    F(REPLAY_NEXT, QP_RSP, 185, 2, 0, 2) \
-    F(REPLAY_VALID, QP_RSP, 187, 4, 0, 4) \
-    F(REPLAY_PSN0, QP_REPLAY, 0, 24, 0, 24) \
-    F(REPLAY_ORIG0, QP_REPLAY, 24, 64, 0, 64) \
-    F(REPLAY_PSN1, QP_REPLAY, 88, 24, 0, 24) \
-    F(REPLAY_ORIG1, QP_REPLAY, 112, 64, 0, 64) \
-    F(REPLAY_PSN2, QP_REPLAY, 176, 24, 0, 24) \
-    F(REPLAY_ORIG2, QP_REPLAY, 200, 64, 0, 64) \
-    F(REPLAY_PSN3, QP_REPLAY, 264, 24, 0, 24) \
-    F(REPLAY_ORIG3, QP_REPLAY, 288, 64, 0, 64)
+    F(RETRIES_LEFT, QP_COMP, 0, 3, 0, 3) \
+    F(RNR_LEFT, QP_COMP, 3, 3, 0, 3) \
+    F(READ_RESP_OFFSET, QP_COMP, 6, 24, 0, 23) \
+    F(CUR_EXP, QP_COMP, 30, 5, 0, 5) \
+    F(TIMER_ARMED, QP_COMP, 35, 1, 0, 1) \
+    F(RNR_WAIT, QP_COMP, 36, 1, 0, 1) \
+    F(RETRYING, QP_COMP, 37, 1, 0, 1) \
+    F(SQD_WAIT, QP_COMP, 38, 1, 0, 1) \
+    F(EPSN, QP_RESP, 0, 24, 0, 24) \
+    F(MSN, QP_RESP, 24, 24, 0, 24) \
+    F(RQ_HEAD, QP_RESP, 48, 16, 0, 16) \
+    F(RQ_TAIL, QP_RESP, 64, 16, 0, 16) \
+    F(POS_CLASS, QP_RESP, 80, 2, 0, 2) \
+    F(POS_VA, QP_RESP, 82, 64, 0, 57) \
+    F(POS_LEFT, QP_RESP, 146, 32, 0, 31) \
+    F(POS_MR, QP_RESP, 178, 6, 0, 6) \
+    F(NAK_PENDING, QP_RESP, 184, 1, 0, 1) \
+    F(REPLAY_NEXT, QP_RESP, 185, 2, 0, 2) \
+    F(REPLAY_VALID, QP_RESP, 187, 4, 0, 4) \
+    F(REPLAY_PSN0, QP_ATOM, 0, 24, 0, 24) \
+    F(REPLAY_ORIG0, QP_ATOM, 24, 64, 0, 64) \
+    F(REPLAY_PSN1, QP_ATOM, 128, 24, 0, 24) \
+    F(REPLAY_ORIG1, QP_ATOM, 152, 64, 0, 64) \
+    F(REPLAY_PSN2, QP_ATOM, 256, 24, 0, 24) \
+    F(REPLAY_ORIG2, QP_ATOM, 280, 64, 0, 64) \
+    F(REPLAY_PSN3, QP_ATOM, 384, 24, 0, 24) \
+    F(REPLAY_ORIG3, QP_ATOM, 408, 64, 0, 64)
+/* ctrl's SQ_PSN / RQ_PSN (what QUERY_QP answers) are not stored: a load sets them to the
+ * PSNs the QP had reached, the requester's next PSN and the responder's expected PSN, which
+ * keeps the record within 128 bytes (docs/migration.md, "What the image does not carry"). */
+#define MIG_QP_COPIES(C) \
+    C(NEXT_PSN, QP_CTRL, NIC_CTX_QP_SQ_PSN) \
+    C(EPSN, QP_CTRL, NIC_CTX_QP_RQ_PSN)
 
+/* CQ: ctrl's row and cq_writer's; cq_writer's copy of the configuration is stored once.
+ * REFS (QPs naming the CQ, at most 2 per QP slot) is saved verbatim (docs/ctrl.md). */
 #define MIG_CQ_FIELDS(F) \
-    F(VALID, CQ_ROW, 0, 1, 0, 1) \
-    F(CQN, CQ_ROW, 1, 24, 0, 24) \
-    F(BASE, CQ_ROW, 25, 64, 5, 52) \
-    F(LOG, CQ_ROW, 89, 5, 0, 5) \
-    F(PI, CQ_ROW, 94, 32, 0, 32) \
-    F(CI, CQ_ROW, 126, 16, 0, 16) \
-    F(ARM, CQ_ROW, 142, 2, 0, 2) \
-    F(ERR, CQ_ROW, 144, 1, 0, 1)
+    F(VALID, CQ_CTRL, NIC_CTX_CQ_VALID, 8, 0, 1) \
+    F(CQN, CQ_CTRL, NIC_CTX_CQ_CQN, 32, 0, 24) \
+    F(BASE, CQ_CTRL, NIC_CTX_CQ_BASE, 64, 5, 52) \
+    F(LOG, CQ_CTRL, NIC_CTX_CQ_LOG, 8, 0, 5) \
+    F(REFS, CQ_CTRL, NIC_CTX_CQ_REFS, 8, 0, 6) \
+    F(PI, CQ_CQW, NIC_CTX_CQW_PI, 32, 0, 32) \
+    F(CI, CQ_CQW, NIC_CTX_CQW_CI, 16, 0, 16) \
+    F(ARM, CQ_CQW, NIC_CTX_CQW_ARM, 8, 0, 2) \
+    F(ERR, CQ_CQW, NIC_CTX_CQW_ERR, 8, 0, 1)
+#define MIG_CQ_COPIES(C) \
+    C(VALID, CQ_CQW, NIC_CTX_CQW_VALID) \
+    C(CQN, CQ_CQW, NIC_CTX_CQW_CQN) \
+    C(BASE, CQ_CQW, NIC_CTX_CQW_BASE) \
+    C(LOG, CQ_CQW, NIC_CTX_CQW_LOG)
 
 #define MIG_MR_FIELDS(F) \
-    F(VALID, MR_ROW, 0, 1, 0, 1) \
-    F(KEY, MR_ROW, 1, 32, 0, 32) \
-    F(PD, MR_ROW, 33, 32, 0, 32) \
-    F(BASE, MR_ROW, 65, 64, 0, 57) \
-    F(LEN, MR_ROW, 129, 64, 0, 58) \
-    F(ACCESS, MR_ROW, 193, 4, 0, 4)
+    F(VALID, MR_CTRL, NIC_CTX_MR_VALID, 8, 0, 1) \
+    F(KEY, MR_CTRL, NIC_CTX_MR_KEY, 32, 0, 32) \
+    F(PD, MR_CTRL, NIC_CTX_MR_PD, 32, 0, 32) \
+    F(BASE, MR_CTRL, NIC_CTX_MR_BASE, 64, 0, 57) \
+    F(LEN, MR_CTRL, NIC_CTX_MR_LEN, 64, 0, 58) \
+    F(ACCESS, MR_CTRL, NIC_CTX_MR_ACCESS, 8, 0, 4)
+#define MIG_MR_COPIES(C)
 
+/* FN: VALID = rx_dispatch accepts the function's packets (set by SET_FN) */
 #define MIG_FN_FIELDS(F) \
-    F(MAC, FN_ROW, 0, 48, 0, 48) \
-    F(IP, FN_ROW, 48, 32, 0, 32)
+    F(MAC, FN_RXD, NIC_CTX_FN_MAC, 48, 0, 48) \
+    F(IP, FN_RXD, NIC_CTX_FN_IP, 32, 0, 32) \
+    F(VALID, FN_RXD, NIC_CTX_FN_VALID, 1, 0, 1)
+#define MIG_FN_COPIES(C)
+
+/* Provisional sections inside their word counts (128 bits per port word). */
+#define MIG_SEC_END(id, s, b, w, sh, iw) _Static_assert(MIG_SEC_##s != MIG_SEC_QP_REQ || (b) + (w) <= NIC_CTX_REQ_QP_WORDS * 128, #id " inside NIC_CTX_REQ_QP"); \
+    _Static_assert(MIG_SEC_##s != MIG_SEC_QP_COMP || (b) + (w) <= NIC_CTX_COMP_QP_WORDS * 128, #id " inside NIC_CTX_COMP_QP"); \
+    _Static_assert(MIG_SEC_##s != MIG_SEC_QP_RESP || (b) + (w) <= NIC_CTX_RESP_QP_WORDS * 128, #id " inside NIC_CTX_RESP_QP"); \
+    _Static_assert(MIG_SEC_##s != MIG_SEC_QP_ATOM || (b) + (w) <= NIC_CTX_RESP_ATOM_WORDS * 128, #id " inside NIC_CTX_RESP_ATOM"); \
+    _Static_assert(MIG_SEC_##s != MIG_SEC_QP_CTRL || (b) + (w) <= NIC_CTX_QP_BITS, #id " inside NIC_CTX_CTRL_QP");
+MIG_QP_FIELDS(MIG_SEC_END)
 
 /* field ids: MIG_QPF_QPN, MIG_CQF_CQN, ... (index into the table's field list) */
 #define MIG_FIELD_ID(prefix, id) prefix##id,
@@ -148,10 +204,11 @@ enum {
     /* function record: MAC and IP, then the DevThrottle rate (u32, little-endian) */
     MIG_FN_RECORD_BYTES = (MIG_FN_FIELD_BITS + 7) / 8 + 4,
 };
-_Static_assert(MIG_QP_RECORD_BYTES == 127, "RC QP record: 127 bytes (issue 11: at most 128)");
-_Static_assert(MIG_CQ_RECORD_BYTES == 17, "CQ record: 17 bytes");
+_Static_assert(MIG_QP_RECORD_BYTES <= 128, "RC QP record: at most 128 bytes (issue 11)");
+_Static_assert(MIG_QP_RECORD_BYTES == 127, "RC QP record: 127 bytes");
+_Static_assert(MIG_CQ_RECORD_BYTES == 18, "CQ record: 18 bytes");
 _Static_assert(MIG_MR_RECORD_BYTES == 23, "MR record: 23 bytes");
-_Static_assert(MIG_FN_RECORD_BYTES == 14, "function record: 14 bytes");
+_Static_assert(MIG_FN_RECORD_BYTES == 15, "function record: 15 bytes");
 
 struct mig_field {
     const char *name;
@@ -160,6 +217,13 @@ struct mig_field {
     uint8_t hw_width;
     uint8_t shift;
     uint8_t img_width;
+};
+
+/* A second place a field's value sits in the row (the C(...) lists). */
+struct mig_copy {
+    uint8_t field;
+    uint8_t section;
+    uint16_t hw_bit;
 };
 
 /* One table's record: its fields, and how a row's number gives its slot in the function. */
@@ -171,6 +235,8 @@ struct mig_record_layout {
     int8_t valid_field;     /* -1: the table has no valid bit (FN) */
     int8_t key_field;       /* the software number: qpn, cqn, key */
     uint8_t key_shift;      /* slot = (number >> key_shift) mod rows per function */
+    const struct mig_copy *copies;
+    uint8_t copy_count;
 };
 
 extern const struct mig_record_layout mig_layouts[MIG_TABLES];

@@ -56,8 +56,12 @@ uint64_t mig_row_field(unsigned table, const mig_row_t row, unsigned field)
 
 void mig_row_set_field(unsigned table, mig_row_t row, unsigned field, uint64_t v)
 {
-    const struct mig_field *f = &mig_layouts[table].fields[field];
+    const struct mig_record_layout *l = &mig_layouts[table];
+    const struct mig_field *f = &l->fields[field];
     mig_words_put(row[f->section], f->hw_bit, f->hw_width, v);
+    for (unsigned i = 0; i < l->copy_count; i++)
+        if (l->copies[i].field == field)
+            mig_words_put(row[l->copies[i].section], l->copies[i].hw_bit, f->hw_width, v);
 }
 
 /* image bit where a field starts: the fields are packed in list order */
@@ -109,8 +113,7 @@ void mig_record_unpack(const struct mig_hal *hal, unsigned table, const uint8_t 
     mig_memset(row, 0, sizeof(mig_row_t));
     for (unsigned i = 0; i < l->field_count; i++) {
         const struct mig_field *f = &l->fields[i];
-        uint64_t v = mig_bytes_get(rec, bit, f->img_width) << f->shift;
-        mig_words_put(row[f->section], f->hw_bit, f->hw_width, v);
+        mig_row_set_field(table, row, i, mig_bytes_get(rec, bit, f->img_width) << f->shift);
         bit += f->img_width;
     }
     mig_hal_spend(hal, MIG_COST_FIELD * l->field_count);

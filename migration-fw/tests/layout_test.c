@@ -27,7 +27,7 @@ static void sizes(void)
         for (unsigned s = 0; s < l->sections; s++) ok &= mig_section_words(t, s) <= MIG_SECTION_WORDS_MAX;
     }
     if (ok && t_expect("layout", "QP record bytes", MIG_QP_RECORD_BYTES, 127))
-        t_pass("layout: fields disjoint, widths sum to the records: QP 127 B, CQ 17 B, MR 23 B, FN 14 B");
+        t_pass("layout: fields disjoint, widths sum to the records: QP 127 B, CQ 18 B, MR 23 B, FN 15 B");
 }
 
 static void golden(void)
@@ -87,8 +87,45 @@ static void does_not_fit(void)
     else t_fail("layout fit", "refusal", resp.reason, resp.value[0]);
 }
 
+/* The hardware side is nic_ctx.h's: a section's fields and copies end inside the port's row
+ * (128-bit words), and the copies land where nic_ctx.h says: setting a CQ's VALID writes ctrl's
+ * and cq_writer's byte, a load sets ctrl's SQ_PSN / RQ_PSN from the next / expected PSN. */
+static void matches_nic_ctx(void)
+{
+    static const unsigned port_words[MIG_TABLES][MIG_SECTIONS_MAX] = {
+        [MIG_TABLE_QP] = { NIC_CTX_QP_WORDS, NIC_CTX_REQ_QP_WORDS, NIC_CTX_COMP_QP_WORDS,
+                           NIC_CTX_RESP_QP_WORDS, NIC_CTX_RESP_ATOM_WORDS },
+        [MIG_TABLE_CQ] = { NIC_CTX_CQ_WORDS, NIC_CTX_CQW_WORDS },
+        [MIG_TABLE_MR] = { NIC_CTX_MR_WORDS },
+        [MIG_TABLE_FN] = { NIC_CTX_FN_WORDS },
+    };
+    bool ok = true;
+    rig_init(&t_src);
+    for (unsigned t = 0; t < MIG_TABLES; t++)
+        for (unsigned s = 0; s < MIG_SECTIONS_MAX; s++)
+            ok &= (s < mig_layouts[t].sections) == (port_words[t][s] != 0) &&
+                  mig_section_words(t, s) <= port_words[t][s] * 4;
+    mig_row_t row = { { 0 } };
+    mig_row_set_field(MIG_TABLE_CQ, row, MIG_CQF_VALID, 1);
+    mig_row_set_field(MIG_TABLE_CQ, row, MIG_CQF_CQN, 0xABCDE1);
+    ok &= mig_words_get(row[MIG_SEC_CQ_CTRL], NIC_CTX_CQ_VALID, 8) == 1 &&
+          mig_words_get(row[MIG_SEC_CQ_CQW], NIC_CTX_CQW_VALID, 8) == 1 &&
+          mig_words_get(row[MIG_SEC_CQ_CTRL], NIC_CTX_CQ_CQN, 32) == 0xABCDE1 &&
+          mig_words_get(row[MIG_SEC_CQ_CQW], NIC_CTX_CQW_CQN, 32) == 0xABCDE1;
+    uint8_t rec[MIG_QP_RECORD_BYTES];
+    mig_memset(rec, 0, sizeof rec);
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_NEXT_PSN, 0x123456);
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_EPSN, 0xFEDCBA);
+    mig_record_unpack(&t_src.fw.hal, MIG_TABLE_QP, rec, row);
+    ok &= mig_words_get(row[MIG_SEC_QP_CTRL], NIC_CTX_QP_SQ_PSN, 32) == 0x123456 &&
+          mig_words_get(row[MIG_SEC_QP_CTRL], NIC_CTX_QP_RQ_PSN, 32) == 0xFEDCBA;
+    if (ok) t_pass("layout: sections inside nic_ctx.h's rows; copies land at nic_ctx.h's positions (CQ config twice, SQ/RQ PSN)");
+    else t_fail("layout nic_ctx", "positions", 0, 0);
+}
+
 void layout_tests(void)
 {
+    matches_nic_ctx();
     sizes();
     golden();
     round_trip();
