@@ -269,6 +269,23 @@ static void apply_writes(hostmem_t *m, bool all) {
 }
 void hostmem_flush(hostmem_t *m) { apply_writes(m, true); }
 
+int hostmem_copy_all(hostmem_t *dst, hostmem_t *src) {
+    hostmem_flush(src);
+    for (uint32_t i = 0; i < src->pm.cap; i++)
+        if (src->pm.keys[i] && mem_write(dst, (src->pm.keys[i] - 1) * HOSTMEM_PAGE, src->pm.pages[i], HOSTMEM_PAGE))
+            return -1;
+    for (unsigned g = 0; g < src->nguards; g++) {
+        if (dst->nguards >= HOSTMEM_MAX_GUARDS) return -1;
+        dst->guards[dst->nguards] = src->guards[g];
+        dst->guard_seed[dst->nguards++] = src->guard_seed[g];
+    }
+    for (unsigned t = 0; t < src->ntargets; t++) {
+        if (dst->ntargets >= HOSTMEM_MAX_TARGETS) return -1;
+        dst->targets[dst->ntargets++] = src->targets[t];
+    }
+    return 0;
+}
+
 /* ---- cycle interface ------------------------------------------------------------------ */
 static void outputs(hostmem_t *m, unsigned p, hostmem_port_out_t *o) {
     port_t *pt = &m->ports[p];

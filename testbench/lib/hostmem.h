@@ -146,6 +146,11 @@ uint64_t hostmem_read_u64(const hostmem_t *m, uint64_t addr);     /* little-endi
 int hostmem_write_u64(hostmem_t *m, uint64_t addr, uint64_t v);
 /* Apply every pending posted write now (e.g. before checking memory at the end of a test). */
 void hostmem_flush(hostmem_t *m);
+/* The hypervisor moving a VM's memory: every page src holds (its pending posted writes applied
+ * first) is written into dst at the same address, and src's guard regions and targets become
+ * dst's too (the golden-model checks follow the memory). 0, or -1 when dst runs out of pages
+ * or guard slots. Page store only (not a backend). */
+int hostmem_copy_all(hostmem_t *dst, hostmem_t *src);
 
 /* ---- golden-model checks ---- */
 typedef struct hostmem_snap hostmem_snap_t;

@@ -43,6 +43,8 @@ typedef struct {
     size_t tx_len;
     uint64_t frames_sent, frames_rcvd;
     uint64_t transfers;   /* top-level stream transfers (valid && ready at an edge), any stream */
+    bool detached;        /* removed (nic_tb_detach): not stepped, its port silent */
+    uint64_t dropped_detached; /* frames the wire delivered to it after it was removed */
     /* this NIC's first lock-step mismatch of the cycle; written where the NIC is stepped (any
      * thread), moved to nic_tb.mismatch after the cycle in NIC order */
     char mismatch[256];
@@ -200,6 +202,7 @@ void nic_tb_free(nic_tb_t *tb) {
 }
 
 uint64_t nic_tb_now(const nic_tb_t *tb) { return tb->cycle; }
+const nic_tb_config_t *nic_tb_config(const nic_tb_t *tb) { return &tb->c; }
 hostmem_t *nic_tb_mem(nic_tb_t *tb, unsigned nic) { return tb->nic[nic].mem; }
 wire_t *nic_tb_wire(nic_tb_t *tb) { return tb->w; }
 const char *nic_tb_mismatch(const nic_tb_t *tb) { return tb->mismatch[0] ? tb->mismatch : NULL; }
@@ -473,6 +476,7 @@ static void take_outputs(nic_tb_t *tb, unsigned n) {
 static void step_nic_model(void *arg, unsigned n) {
     nic_tb_t *tb = arg;
     nic_t *x = &tb->nic[n];
+    if (x->detached) return;
     if (tb->c.mode != NIC_TB_RTL) {
         memset(x->out, 0, tb->ifc->out_size);
         hls_edge_queue_bind(x->edges);
@@ -495,18 +499,23 @@ static void step_nic_model(void *arg, unsigned n) {
 void nic_tb_step(nic_tb_t *tb) {
     for (unsigned n = 0; n < tb->c.nics; n++) {
         hostmem_port_out_t mo[MAX_DMA];
-        drive_inputs(tb, &tb->nic[n], mo);
+        if (!tb->nic[n].detached) drive_inputs(tb, &tb->nic[n], mo);
     }
     if (tb->threads) step_threads_run(tb->threads);
     else for (unsigned n = 0; n < tb->c.nics; n++) step_nic_model(tb, n);
     for (unsigned n = 0; n < tb->c.nics && !tb->mismatch[0]; n++)
         if (tb->nic[n].mismatch[0]) memcpy(tb->mismatch, tb->nic[n].mismatch, sizeof tb->mismatch);
-    for (unsigned n = 0; n < tb->c.nics; n++) take_outputs(tb, n);
+    for (unsigned n = 0; n < tb->c.nics; n++)
+        if (!tb->nic[n].detached) take_outputs(tb, n);
     for (unsigned n = 0; n < tb->c.nics; n++) {
         nic_t *x = &tb->nic[n];
-        hostmem_tick(x->mem);
         uint8_t buf[FRAME_MAX]; /* not static: harnesses of several threads (testbench/device) */
         size_t len;
+        if (x->detached) {
+            while (wire_recv(tb->w, n, buf, sizeof buf, &len, tb->cycle) == 1) x->dropped_detached++;
+            continue;
+        }
+        hostmem_tick(x->mem);
         while (x->rxn < RXQ && wire_recv(tb->w, n, buf, sizeof buf, &len, tb->cycle) == 1)
             nic_tb_inject(tb, n, buf, len);
     }
@@ -523,6 +532,30 @@ bool nic_tb_run_until(nic_tb_t *tb, bool (*cond)(nic_tb_t *, void *), void *arg,
         nic_tb_step(tb);
     }
     return cond(tb, arg);
+}
+
+/* ---- frames from the firmware, migration --------------------------------------------------- */
+int nic_tb_send_frame(nic_tb_t *tb, unsigned nic, const uint8_t *frame, size_t len) {
+    if (tb->nic[nic].detached) return WIRE_ERR_PORT;
+    int r = wire_send(tb->w, nic, frame, len, tb->cycle);
+    if (r == WIRE_OK) tb->nic[nic].frames_sent++;
+    return r;
+}
+
+void nic_tb_detach(nic_tb_t *tb, unsigned nic) {
+    nic_t *x = &tb->nic[nic];
+    x->detached = true;
+    x->tx_len = 0; /* a frame half sent never reaches the wire */
+}
+bool nic_tb_attached(const nic_tb_t *tb, unsigned nic) { return !tb->nic[nic].detached; }
+uint64_t nic_tb_frames_dropped_detached(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].dropped_detached; }
+
+int nic_tb_move_host(nic_tb_t *tb, unsigned from, unsigned to, nic_fn_t fn) {
+    nic_t *a = &tb->nic[from], *b = &tb->nic[to];
+    if (hostmem_copy_all(b->mem, a->mem)) return -1;
+    for (unsigned k = 0; k < NIC_CQ_PER_FN; k++) b->cq[fn * NIC_CQ_PER_FN + k] = a->cq[fn * NIC_CQ_PER_FN + k];
+    for (unsigned k = 0; k < NIC_QP_PER_FN; k++) b->qp[fn * NIC_QP_PER_FN + k] = a->qp[fn * NIC_QP_PER_FN + k];
+    return 0;
 }
 
 /* ---- driver -------------------------------------------------------------------------------- */

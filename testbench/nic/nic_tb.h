@@ -127,6 +127,24 @@ bool nic_tb_rx_full(const nic_tb_t *tb, unsigned nic);
  * nothing its host or wire could see in them (testbench/device sleeps on that). */
 uint64_t nic_tb_transfers(const nic_tb_t *tb, unsigned nic);
 
+/* Send a frame from nic's wire port now, as if its transmitter had (a frame the firmware
+ * builds, e.g. a gratuitous ARP); the wire's return code (WIRE_OK or WIRE_ERR_*). */
+int nic_tb_send_frame(nic_tb_t *tb, unsigned nic, const uint8_t *frame, size_t len);
+
+/* ---- migration: a NIC leaves, a VM's memory and driver state move ------------------------ */
+/* nic is removed: from now on it is not stepped (its model, host memory and queues freeze)
+ * and its wire port is silent (it sends nothing; frames the wire delivers to it are dropped
+ * and counted). Irreversible. */
+void nic_tb_detach(nic_tb_t *tb, unsigned nic);
+bool nic_tb_attached(const nic_tb_t *tb, unsigned nic);
+uint64_t nic_tb_frames_dropped_detached(const nic_tb_t *tb, unsigned nic);
+/* The VM moves from NIC `from` to NIC `to` (the hypervisor's stop-and-copy; IOVA = VA, so
+ * addresses are the same): every page of from's host memory (hostmem_copy_all), and the host
+ * driver's own state of function fn (ring producer indices, CQ consumer indices, ring bases)
+ * so nic_tb_post_* / nic_tb_poll_cq on `to` continue where they stopped on `from`. 0 or -1. */
+int nic_tb_move_host(nic_tb_t *tb, unsigned from, unsigned to, nic_fn_t fn);
+const nic_tb_config_t *nic_tb_config(const nic_tb_t *tb);
+
 /* ---- driver: what a host driver does (needs ctrl/requester/responder/cq_writer) -------- */
 /* Issue a command on ctrl_cmd and wait (up to 100000 cycles) for its response: the
  * response status, or -1 when the model has no command interface or none came. */
