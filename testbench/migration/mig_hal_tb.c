@@ -80,6 +80,7 @@ static int ctx_access(struct mig_hal_tb *h, bool write, unsigned t, unsigned s, 
             for (unsigned i = 4; i-- > 0;) c.ctx_data = (c.ctx_data << 32) | w[4 * k + i];
         nic_cmd_resp_t r;
         rc = command(h, &c, &r);
+        h->ctx_writes += rc == MIG_OK && write;
         if (rc == MIG_OK && !write)
             for (unsigned i = 0; i < 4; i++) w[4 * k + i] = (uint32_t)(r.ctx_data >> (32 * i));
     }

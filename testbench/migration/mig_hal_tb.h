@@ -28,6 +28,7 @@ struct mig_hal_tb {
     uint64_t port_cycles;       /* cycles spent waiting for the model's ports */
     uint64_t fw_cycles;         /* cycles the firmware charged (spend) */
     uint64_t commands;          /* NIC commands issued */
+    uint64_t ctx_writes;        /* NIC_CMD_CTX_WRITE commands answered OK */
     uint64_t announces;
     /* the last command the NIC refused: its op, status (NIC_CMD_E*) and bad_field, so a
      * failed op names what the hardware said */

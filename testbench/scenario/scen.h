@@ -22,6 +22,8 @@
 #include "../nic/nic_tb.h"
 #include "../lib/prng.h"
 
+typedef struct scen scen_t;
+
 #define SCEN_MAX_EPS 128          /* 64 QP pairs x 2 endpoints */
 #define SCEN_ARENA_BASE ((uint64_t)0x40000000)
 #define SCEN_RING_BASE ((uint64_t)0x10000000)
@@ -93,9 +95,14 @@ typedef struct {
     bool verbose;
     bool giveup_ok;               /* a RETRY_EXC_ERR as the run's first deviation stops it as a
                                    * give-up claim (scen_giveup), to be proven from the wire */
+    unsigned nics;                /* 0 or 2: sides 0 and 1 on NICs 0 and 1, point-to-point; 3: a
+                                   * learning switch with a third NIC a side can move to
+                                   * (testbench/migration) */
+    /* Called before each 16-cycle step of scen_run (the migration driver); the run does not
+     * end while it returns true. */
+    bool (*tick)(scen_t *s, void *arg);
+    void *tick_arg;
 } scen_opts_t;
-
-typedef struct scen scen_t;
 
 /* A new run: two NICs, each function's MAC/IP, CQs and arena MR. NULL with a message. */
 scen_t *scen_new(const scen_opts_t *o);
@@ -138,6 +145,16 @@ uint64_t scen_done_cycle(const scen_t *s);
 /* Cycle at which the send CQE of op i of endpoint e arrived (0 if not). */
 uint64_t scen_cqe_cycle(const scen_t *s, int e, unsigned i);
 const char *scen_counters(scen_t *s, unsigned n);
+/* Live migration of a side's VM (testbench/migration): the NIC hosting side 0 or 1 now (0, 1
+ * at the start); after nic_tb_move_host the side's driver work continues on `nic`. */
+unsigned scen_host(const scen_t *s, unsigned side);
+void scen_move_side(scen_t *s, unsigned side, unsigned nic);
+/* The VM of the scenario is paused (the hypervisor's stop-and-copy): nothing is posted or
+ * polled until it is resumed; the NICs keep running. */
+void scen_hold_vm(scen_t *s, bool paused);
+/* End scen_run at its next step (a driver around the scenario failed and waits for nothing
+ * more); the run's checks still run and report what did not complete. */
+void scen_stop(scen_t *s);
 
 /* ---- give-up claims on a lossy wire (scen_giveup.c) ------------------------------------ */
 /* The claim: endpoint ep's op (expected to succeed) completed with RETRY_EXC_ERR at cycle,

@@ -45,6 +45,10 @@ nic_tb_t *scen_tb(scen_t *s) { return s->tb; }
 prng_t *scen_rng(scen_t *s) { return &s->rng; }
 scen_ep_t *scen_ep(scen_t *s, int e) { return &s->ep[e]; }
 uint64_t scen_done_cycle(const scen_t *s) { return s->done_cycle; }
+unsigned scen_host(const scen_t *s, unsigned side) { return s->host[side]; }
+void scen_move_side(scen_t *s, unsigned side, unsigned nic) { s->host[side] = nic; }
+void scen_hold_vm(scen_t *s, bool paused) { s->paused = paused; }
+void scen_stop(scen_t *s) { s->stopped = true; }
 uint64_t scen_cqe_cycle(const scen_t *s, int e, unsigned i) {
     return s->cqe_cycle && s->cqe_cycle[e] && i < s->ep[e].nops ? s->cqe_cycle[e][i] : 0;
 }
@@ -58,6 +62,8 @@ scen_t *scen_new(const scen_opts_t *o) {
     scen_t *s = calloc(1, sizeof *s);
     s->o = *o;
     s->giveup_ep = -1;
+    s->host[0] = 0;
+    s->host[1] = 1;
     if (!s->o.arena) s->o.arena = 4u << 20;
     if (!s->o.max_cycles) s->o.max_cycles = 4000000;
     if (getenv("SCEN_MAX_CYCLES")) s->o.max_cycles = strtoull(getenv("SCEN_MAX_CYCLES"), NULL, 0);
@@ -73,6 +79,8 @@ scen_t *scen_new(const scen_opts_t *o) {
     nic_tb_config_t c;
     nic_tb_config_default(&c);
     c.mode = o->mode;
+    c.nics = o->nics ? o->nics : 2;
+    c.use_switch = c.nics > 2;
     c.wire = o->wire;
     c.wire.seed = o->seed * 31 + 5;
     if (!c.wire.latency_cycles) c.wire.latency_cycles = 50;
@@ -210,10 +218,11 @@ int scen_pair(scen_t *s, nic_fn_t fn, uint32_t qpn0, uint32_t qpn1, const scen_q
     return base;
 }
 
-const char *scen_counters(scen_t *s, unsigned n) {
+const char *scen_counters(scen_t *s, unsigned side) {
     static char b[2][700];
     nic_tb_t *t = s->tb;
-    snprintf(b[n], sizeof b[n],
+    unsigned n = s->host[side];
+    snprintf(b[side], sizeof b[side],
              "nic%u{req pkts %" PRIu64 " wqes %" PRIu64 "; resp acks %" PRIu64 " naks %" PRIu64 " dropped %" PRIu64
              "; comp acks %" PRIu64 " naks %" PRIu64 " timeouts %" PRIu64 " retries %" PRIu64 " cqes %" PRIu64 " dropped %" PRIu64
              "; cqw written %" PRIu64 " dropped %" PRIu64 "; rxd bad %" PRIu64 " addr %" PRIu64 " len %" PRIu64
@@ -226,7 +235,7 @@ const char *scen_counters(scen_t *s, unsigned n) {
              nic_tb_out(t, n, "rxd_dropped_len"), nic_tb_out(t, n, "rx_cnt_ok"), nic_tb_out(t, n, "rx_cnt_bad_icrc"),
              nic_tb_out(t, n, "rx_cnt_bad_ip_csum"), nic_tb_out(t, n, "rx_cnt_truncated"), nic_tb_frames_sent(t, n),
              nic_tb_frames_received(t, n));
-    return b[n];
+    return b[side];
 }
 
 /* ---- the run --------------------------------------------------------------------------- */
@@ -261,11 +270,12 @@ static bool recv_wanted(const scen_ep_t *e, unsigned k) { return k < e->nrecvs &
 static void post_work(run_t *r) {
     scen_t *s = r->s;
     uint64_t now = nic_tb_now(s->tb);
+    if (s->paused) return;
     for (int i = 0; i < s->nep; i++) {
         scen_ep_t *e = &s->ep[i];
         if (e->recv_never || now < e->recv_hold_until) continue;
         while (e->recv_posted < e->nrecvs && e->recv_posted - e->recv_done < (1u << e->o.rq_log)) {
-            nic_tb_post_recv(s->tb, e->nic, e->fn, e->qpn, &e->recvs[e->recv_posted].wqe);
+            nic_tb_post_recv(s->tb, s->host[e->nic], e->fn, e->qpn, &e->recvs[e->recv_posted].wqe);
             e->recv_posted++;
         }
     }
@@ -276,7 +286,7 @@ static void post_work(run_t *r) {
             /* no RNR by accident: a message that needs a receive waits for it to be posted,
              * unless the scenario holds the peer's receives on purpose */
             if (op->recv >= 0 && (unsigned)op->recv >= p->recv_posted && !p->recv_never && !p->recv_hold_until) break;
-            nic_tb_post_send(s->tb, e->nic, e->fn, e->qpn, &op->wqe);
+            nic_tb_post_send(s->tb, s->host[e->nic], e->fn, e->qpn, &op->wqe);
             e->posted++;
         }
     }
@@ -347,13 +357,14 @@ static void check_recv_cqe(run_t *r, int ei, const nic_cqe_t *c) {
 /* Every CQE waiting on every CQ of every function in use. */
 static void poll_all(run_t *r) {
     scen_t *s = r->s;
+    if (s->paused) return;
     for (unsigned n = 0; n < 2; n++)
         for (unsigned fn = 0; fn < NIC_FNS; fn++) {
             if (!s->fn_up[n][fn]) continue;
             for (unsigned k = 0; k < 2; k++) {
                 uint32_t cqn = k ? SCEN_RCQ : SCEN_SCQ;
                 nic_cqe_t c;
-                while (nic_tb_poll_cq(s->tb, n, (nic_fn_t)fn, cqn, &c) == 1) {
+                while (nic_tb_poll_cq(s->tb, s->host[n], (nic_fn_t)fn, cqn, &c) == 1) {
                     int ei = r->ep_of[n][fn * NIC_QP_PER_FN + (c.qpn & 0xffffff) % NIC_QP_PER_FN];
                     if (ei < 0 || s->ep[ei].qpn != (c.qpn & 0xffffff)) {
                         fail(r, "NIC %u fn %u %s CQ: CQE for unknown qpn 0x%x (wr_id 0x%" PRIx64 ")", n, fn, k ? "recv" : "send",
@@ -365,7 +376,7 @@ static void poll_all(run_t *r) {
                 }
             }
             nic_event_t ev;
-            while (nic_tb_pop(s->tb, n, "ctrl_async", &ev, sizeof ev) == 1) {
+            while (nic_tb_pop(s->tb, s->host[n], "ctrl_async", &ev, sizeof ev) == 1) {
                 if (s->async_seen[n] < 8) s->async_detail[n][s->async_seen[n]] = ev.detail;
                 s->async_seen[n]++;
             }
@@ -435,7 +446,7 @@ static void check_memory(run_t *r) {
     uint8_t *got = malloc(s->o.arena);
     char name[300], where[200];
     for (unsigned n = 0; n < 2; n++) {
-        hostmem_t *m = nic_tb_mem(s->tb, n);
+        hostmem_t *m = nic_tb_mem(s->tb, s->host[n]);
         hostmem_flush(m);
         hostmem_read(m, SCEN_ARENA_BASE, got, s->o.arena);
         uint64_t diffs = 0, first = 0;
@@ -472,7 +483,9 @@ int scen_run(scen_t *s, const char *name) {
         }
     }
     uint64_t t0 = nic_tb_now(s->tb);
-    while (!all_done(s) && s->giveup_ep < 0 && nic_tb_now(s->tb) - t0 < s->o.max_cycles) {
+    bool busy = false;
+    while ((busy || !all_done(s)) && s->giveup_ep < 0 && !s->stopped && nic_tb_now(s->tb) - t0 < s->o.max_cycles) {
+        busy = s->o.tick && s->o.tick(s, s->o.tick_arg);
         post_work(&r);
         nic_tb_run(s->tb, 16);
         poll_all(&r);
@@ -503,8 +516,9 @@ int scen_run(scen_t *s, const char *name) {
                s->async_seen[1], s->async_detail[1][0]);
     if (s->o.quiet_checks) {
         bool clean = true;
-        for (unsigned n = 0; n < 2; n++) {
+        for (unsigned side = 0; side < 2; side++) {
             nic_tb_t *t = s->tb;
+            unsigned n = s->host[side];
             clean &= !nic_tb_out(t, n, "resp_naks_sent") && !nic_tb_out(t, n, "comp_naks") && !nic_tb_out(t, n, "comp_timeouts") &&
                      !nic_tb_out(t, n, "comp_retries") && !nic_tb_out(t, n, "resp_dropped") && !nic_tb_out(t, n, "comp_dropped") &&
                      !nic_tb_out(t, n, "rxd_dropped_bad") && !nic_tb_out(t, n, "rxd_dropped_addr") &&

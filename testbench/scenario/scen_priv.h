@@ -26,6 +26,9 @@ struct scen {
     int giveup_ep;                /* give-up claim (scen_opts_t.giveup_ok): endpoint or -1, */
     unsigned giveup_op;           /* its op and the error CQE's cycle */
     uint64_t giveup_cycle;
+    unsigned host[2];             /* the NIC each side runs on (scen_move_side) */
+    bool paused;                  /* scen_hold_vm */
+    bool stopped;                 /* scen_stop */
 };
 
 /* MAC / IP / PD / arena MR key of NIC n's function fn. */

@@ -1,0 +1,90 @@
+/* mig_resend.c — resends a migration caused, counted from the wire's pcaps (the rule is in
+ * docs/migration.md section 7). A request of the QP is a frame from `mac` to the peer's QPN
+ * `dqpn` with a request opcode; the QP's responses are frames to `mac` and QPN `qpn` with a
+ * response opcode (ACK, NAK, READ response, atomic ACK). */
+#include "mig_scen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/pcap.h"
+
+typedef struct {
+    uint64_t cycle;
+    uint64_t src, dst;
+    uint32_t dqpn, psn;
+    uint8_t op;
+} frame_t;
+
+typedef struct { frame_t *f; size_t n, cap; } frames_t;
+
+static uint64_t mac_at(const uint8_t *p) {
+    uint64_t m = 0;
+    for (int i = 0; i < 6; i++) m = m << 8 | p[i];
+    return m;
+}
+
+/* RoCEv2 frames of the pcap (Ethernet, IPv4, UDP 4791, BTH) */
+static int load(const char *path, uint32_t ns, frames_t *out) {
+    pcap_reader_t *r = pcap_open_read(path);
+    if (!r) return -1;
+    static uint8_t buf[9216];
+    size_t len;
+    uint64_t t;
+    while (pcap_next(r, buf, sizeof buf, &len, &t) == 1) {
+        if (len < 54 || buf[12] != 0x08 || buf[13] != 0x00 || ((buf[36] << 8) | buf[37]) != 4791) continue;
+        if (out->n == out->cap) {
+            out->cap = out->cap ? 2 * out->cap : 1024;
+            out->f = realloc(out->f, out->cap * sizeof *out->f);
+        }
+        out->f[out->n++] = (frame_t){.cycle = t / ns, .dst = mac_at(buf), .src = mac_at(buf + 6),
+                                     .dqpn = (uint32_t)buf[47] << 16 | buf[48] << 8 | buf[49],
+                                     .psn = (uint32_t)buf[51] << 16 | buf[52] << 8 | buf[53], .op = buf[42]};
+    }
+    pcap_close_read(r);
+    return 0;
+}
+
+static bool is_request(uint8_t op) { return op <= 0x0c || op == 0x13 || op == 0x14; }
+static bool is_response(uint8_t op) { return op >= 0x0d && op <= 0x12; }
+/* a response with PSN q covers request PSN p when p is at or before q (24-bit serial numbers) */
+static bool covers(uint32_t q, uint32_t p) { return ((q - p) & 0xffffff) < 0x800000; }
+
+static unsigned delivered_copies(const frames_t *d, const frame_t *x) {
+    unsigned k = 0;
+    for (size_t i = 0; i < d->n; i++)
+        k += d->f[i].src == x->src && d->f[i].dst == x->dst && d->f[i].dqpn == x->dqpn && d->f[i].psn == x->psn &&
+             d->f[i].op == x->op;
+    return k;
+}
+
+int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint32_t dqpn, uint64_t moved,
+                      uint32_t ns_per_cycle, mig_resends_t *r) {
+    frames_t s = {0}, d = {0};
+    memset(r, 0, sizeof *r);
+    if (!ns_per_cycle) ns_per_cycle = 4;
+    if (load(sent, ns_per_cycle, &s) || load(delivered, ns_per_cycle, &d)) { free(s.f); free(d.f); return -1; }
+    for (size_t i = 0; i < s.n; i++) {
+        const frame_t *x = &s.f[i];
+        if (x->cycle < moved || x->src != mac || x->dqpn != dqpn || !is_request(x->op)) continue;
+        bool before = false, copy_arrived = false, response_sent = false, response_arrived = false;
+        for (size_t j = 0; j < s.n && s.f[j].cycle < moved; j++) {
+            const frame_t *y = &s.f[j];
+            if (y->src == mac && y->dqpn == dqpn && y->psn == x->psn && is_request(y->op)) {
+                before = true;
+                copy_arrived |= delivered_copies(&d, y) > 0;
+            }
+            if (y->dst == mac && y->dqpn == qpn && is_response(y->op) && covers(y->psn, x->psn)) {
+                response_sent = true;
+                response_arrived |= delivered_copies(&d, y) > 0;
+            }
+        }
+        if (!before) continue;
+        r->resent++;
+        /* the wire explains it: every earlier copy lost, or every response to it lost */
+        if (!copy_arrived || (response_sent && !response_arrived)) r->explained++;
+    }
+    free(s.f);
+    free(d.f);
+    return 0;
+}

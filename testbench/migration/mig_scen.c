@@ -1,0 +1,371 @@
+/* mig_scen.c — the live-migration scenario driver; mig_scen.h says what a run does.
+ *
+ * The PF driver is a state machine advanced once per scenario tick (every 16 cycles), one
+ * firmware command or one image block per tick, so the VM keeps posting and polling during
+ * pre-copy; from Suspend-Active to the VM's resume on A' the VM is held (the hypervisor's
+ * stop-and-copy), the NICs keep running. An image block moves from A's host buffer to A''s
+ * through the hypervisor (free in cycles here: the network between the hosts is not
+ * modelled); each firmware command costs what the model took (mig_hal_tb). */
+#include "mig_scen.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mig_fw.h"
+#include "mig_hal_tb.h"
+#include "mig_image.h"
+#include "../scenario/scen_priv.h"
+
+enum { NIC_A = 0, NIC_B = 1, NIC_A2 = 2, FN = 0 };
+#define IMG_A 0x70000000ull   /* the PF driver's image buffers: on A ... */
+#define IMG_B 0x78000000ull   /* ... and on A' (not in the VM's memory, so the move keeps them) */
+#define RING 64u              /* blocks per buffer */
+
+enum step { S_WAIT, S_PRECOPY, S_SUSPEND, S_FINAL, S_RESUME, S_DONE };
+
+typedef struct {
+    const mig_scen_opts_t *o;
+    const char *name;
+    scen_t *s;
+    nic_tb_t *tb;
+    struct mig_hal_tb ha, hb;
+    struct mig_fw fa, fb;
+    enum step step;
+    uint64_t start;
+    unsigned blk, passes, final_blocks;
+    bool faulted, aborted;
+    int failures;
+    /* figures (cycles) */
+    uint64_t t_susp_active, t_susp_passive, hold_at, resumed_at, moved_at;
+    uint64_t image_bytes, stopcopy_bytes;
+} mig_t;
+
+static void fail(mig_t *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(mig_t *m, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL migration %s: ", m->name);
+    vprintf(fmt, ap);
+    printf(" (cycle %" PRIu64 ")\n", nic_tb_now(m->tb));
+    va_end(ap);
+    m->failures++;
+    m->step = S_DONE;
+}
+
+void mig_scen_opts_default(mig_scen_opts_t *o) {
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->qps = 4;
+    o->ops = 12;
+    o->max_len = 64u << 10;
+}
+
+/* one firmware command; false (and a FAIL naming it) unless it answered `want` */
+static bool fw(mig_t *m, bool on_a, uint8_t op, uint8_t flags, uint64_t addr, int want, struct mig_resp *r) {
+    struct mig_cmd c = {.opcode = op, .fn = FN, .flags = flags, .host_addr = addr};
+    mig_fw_command(on_a ? &m->fa : &m->fb, &c, r);
+    if (r->status == want) return true;
+    if (m->o->fault == MIG_FAULT_HW_REFUSES && on_a && op == MIG_CMD_IMAGE_SAVE && r->status == MIG_E_NO_OP &&
+        r->reason == MIG_R_HAL && r->value[0] == MIG_HAL_OP_CTX_READ && !m->faulted) {
+        printf("PASS migration %s: A's save refused: a context section the NIC does not serve (MIG_E_NO_OP, HAL op ctx_read)\n", m->name);
+        m->faulted = true;
+        m->step = S_DONE; /* the PF gives up (tick aborts) */
+        return false;
+    }
+    const struct mig_hal_tb *h = on_a ? &m->ha : &m->hb;
+    fail(m, "%s: firmware command %u answered status %u reason %u values %" PRIu64 " %" PRIu64 " (want %d; NIC last op %u status %u field %u)",
+         on_a ? "A" : "A'", op, r->status, r->reason, r->value[0], r->value[1], want, h->last_op, h->last_status, h->last_field);
+    return false;
+}
+
+/* the PF gives up: the source resumes from wherever it is, the destination drops its load */
+static void abort_migration(mig_t *m) {
+    struct mig_resp r;
+    if (m->aborted) return;
+    m->aborted = true;
+    struct mig_cmd q = {.opcode = MIG_CMD_QUERY_TAG, .fn = FN};
+    mig_fw_command(&m->fa, &q, &r);
+    switch (r.state) {
+    case MIG_ST_PRECOPY: fw(m, true, MIG_CMD_PRECOPY_STOP, 0, 0, MIG_OK, &r); break;
+    case MIG_ST_SUSPENDED_PASSIVE:
+        if (!fw(m, true, MIG_CMD_RESUME_PASSIVE, 0, 0, MIG_OK, &r)) return;
+        /* fall through */
+    case MIG_ST_SUSPENDED_ACTIVE: fw(m, true, MIG_CMD_RESUME_ACTIVE, 0, 0, MIG_OK, &r); break;
+    default: break;
+    }
+    mig_fw_command(&m->fb, &q, &r);
+    if (r.state == MIG_ST_LOADING) fw(m, false, MIG_CMD_RESUME_ACTIVE, 0, 0, MIG_OK, &r);
+    /* both running again; the destination as it was, never written (a load writes only at
+     * commit) */
+    struct mig_resp ra;
+    mig_fw_command(&m->fa, &q, &ra);
+    mig_fw_command(&m->fb, &q, &r);
+    bool clean = ra.state == MIG_ST_RUNNING && r.state == MIG_ST_RUNNING && m->hb.ctx_writes == 0;
+    printf("%s migration %s: given up; A and A' RUNNING again, no context write on A' (states %u %u, %" PRIu64 " writes)\n",
+           clean ? "PASS" : "FAIL", m->name, ra.state, r.state, m->hb.ctx_writes);
+    m->failures += !clean;
+    scen_hold_vm(m->s, false);
+    m->step = S_DONE;
+}
+
+/* the block just saved on A, moved to A''s buffer, maybe damaged on the way (a fault) */
+static void transfer(mig_t *m, unsigned k, uint8_t *b) {
+    hostmem_read(nic_tb_mem(m->tb, NIC_A), IMG_A + 512ull * k, b, MIG_BLOCK_SIZE);
+    m->image_bytes += MIG_BLOCK_SIZE;
+    if (m->step == S_FINAL) m->stopcopy_bytes += MIG_BLOCK_SIZE;
+}
+
+static void put_crc(uint8_t *b) {
+    uint32_t c = mig_block_crc(b);
+    for (int i = 0; i < 4; i++) b[MIG_BH_CRC + i] = (uint8_t)(c >> (8 * i));
+}
+
+/* the reason the destination must give for each damaged-image fault */
+static const uint8_t fault_reason[] = {
+    [MIG_FAULT_CORRUPT] = MIG_R_BLOCK_CRC, [MIG_FAULT_TRUNCATED] = MIG_R_END_MISSING,
+    [MIG_FAULT_TAG] = MIG_R_LAYOUT_VERSION, [MIG_FAULT_COLLIDE] = MIG_R_CQ_SLOT_COLLIDES,
+};
+
+/* a fault the PF's transfer suffers on the first pre-copy block that can carry it; the
+ * status the destination must answer, or MIG_OK when this block is clean */
+static int inject(mig_t *m, uint8_t *b, uint8_t *flags) {
+    if (m->faulted || m->step != S_PRECOPY) return MIG_OK;
+    switch (m->o->fault) {
+    case MIG_FAULT_CORRUPT:
+        b[100] ^= 0x10;
+        m->faulted = true;
+        return MIG_E_CORRUPT;
+    case MIG_FAULT_TRUNCATED:
+        *flags |= MIG_LOAD_LAST;
+        m->faulted = true;
+        return MIG_E_TRUNCATED;
+    case MIG_FAULT_TAG:
+        if (b[MIG_BH_KIND] != MIG_BLK_HDR) return MIG_OK;
+        b[MIG_BH_BYTES + MIG_IH_LAYOUT] ^= 0x02;
+        put_crc(b);
+        m->faulted = true;
+        return MIG_E_TAG;
+    case MIG_FAULT_COLLIDE:
+        if (b[MIG_BH_KIND] != MIG_BLK_CQ || b[MIG_BH_RECORDS] < 2) return MIG_OK;
+        memcpy(b + MIG_BH_BYTES + MIG_CQ_RECORD_BYTES, b + MIG_BH_BYTES, MIG_CQ_RECORD_BYTES);
+        put_crc(b);
+        m->faulted = true;
+        return MIG_E_FIT;
+    default: return MIG_OK;
+    }
+}
+
+/* save one block on A and load it on A'; false when the run's migration ended */
+static bool move_block(mig_t *m, struct mig_resp *sv) {
+    unsigned k = m->blk++ % RING;
+    if (!fw(m, true, MIG_CMD_IMAGE_SAVE, 0, IMG_A + 512ull * k, MIG_OK, sv)) return false;
+    if (sv->answer == MIG_SAVE_NOTHING_NOW) return true;
+    uint8_t b[MIG_BLOCK_SIZE], flags = 0;
+    transfer(m, k, b);
+    bool final_end = sv->answer == MIG_SAVE_PASS_END && (sv->value[2] & MIG_IMG_FINAL);
+    if (final_end) {
+        flags |= MIG_LOAD_LAST;
+        /* stop-and-copy: the VM's memory moves before the load commits and A' resumes */
+        if (nic_tb_move_host(m->tb, NIC_A, NIC_A2, FN)) { fail(m, "moving the VM's memory to A' failed"); return false; }
+    }
+    int want = inject(m, b, &flags);
+    hostmem_write(nic_tb_mem(m->tb, NIC_A2), IMG_B + 512ull * k, b, MIG_BLOCK_SIZE);
+    struct mig_resp ld;
+    if (want != MIG_OK && m->o->fault == MIG_FAULT_NOT_EMPTY) want = MIG_OK;
+    if (!fw(m, false, MIG_CMD_IMAGE_LOAD, flags, IMG_B + 512ull * k, want, &ld)) return false;
+    if (want != MIG_OK) {
+        bool ok = ld.reason == fault_reason[m->o->fault] && ld.state == MIG_ST_RUNNING;
+        printf("%s migration %s: destination refused the damaged image: status %u reason %u (want %u) value %" PRIu64 ", state %u\n",
+               ok ? "PASS" : "FAIL", m->name, ld.status, ld.reason, fault_reason[m->o->fault], ld.value[0], ld.state);
+        m->failures += !ok;
+        abort_migration(m);
+        return false;
+    }
+    if (final_end && ld.answer != MIG_LOAD_COMMITTED) { fail(m, "final end block: load answered %u, want COMMITTED", ld.answer); return false; }
+    if (sv->answer == MIG_SAVE_PASS_END) m->passes++;
+    if (m->step == S_FINAL) m->final_blocks++;
+    return true;
+}
+
+static void suspend(mig_t *m) {
+    struct mig_resp r;
+    scen_hold_vm(m->s, true);
+    m->hold_at = nic_tb_now(m->tb);
+    if (!fw(m, true, MIG_CMD_SUSPEND_ACTIVE, 0, 0, MIG_OK, &r)) return;
+    m->t_susp_active = nic_tb_now(m->tb) - m->hold_at;
+    m->moved_at = nic_tb_now(m->tb);
+    if (m->o->fault == MIG_FAULT_ABORT && m->o->abort_phase == MIG_PHASE_SUSPENDED_ACTIVE) { abort_migration(m); return; }
+    uint64_t t = nic_tb_now(m->tb);
+    if (!fw(m, true, MIG_CMD_SUSPEND_PASSIVE, 0, 0, MIG_OK, &r)) return;
+    m->t_susp_passive = nic_tb_now(m->tb) - t;
+    if (m->o->fault == MIG_FAULT_ABORT && m->o->abort_phase == MIG_PHASE_SUSPENDED_PASSIVE) { abort_migration(m); return; }
+    m->step = S_FINAL;
+}
+
+static void resume_on_destination(mig_t *m) {
+    struct mig_resp r;
+    if (!fw(m, false, MIG_CMD_RESUME_PASSIVE, 0, 0, MIG_OK, &r)) return;
+    if (!fw(m, false, MIG_CMD_RESUME_ACTIVE, 0, 0, MIG_OK, &r)) return;
+    nic_tb_detach(m->tb, NIC_A);
+    scen_move_side(m->s, 0, NIC_A2);
+    scen_hold_vm(m->s, false);
+    m->resumed_at = nic_tb_now(m->tb);
+    m->step = S_DONE;
+}
+
+static bool step(mig_t *m) {
+    struct mig_resp r;
+    switch (m->step) {
+    case S_WAIT:
+        if (nic_tb_now(m->tb) < m->start) return true;
+        if (m->o->fault == MIG_FAULT_NOT_EMPTY &&
+            nic_tb_create_cq(m->tb, NIC_A2, FN, 0x3f, 0x7c000000, 4)) { fail(m, "CREATE_CQ on A' failed"); return false; }
+        if (!fw(m, true, MIG_CMD_PRECOPY_START, 0, 0, MIG_OK, &r)) return false;
+        m->step = S_PRECOPY;
+        return true;
+    case S_PRECOPY:
+        if (m->o->fault == MIG_FAULT_NOT_EMPTY && !m->faulted) {
+            /* the first block already meets a destination that is not empty */
+            m->faulted = true;
+            unsigned k = m->blk++ % RING;
+            uint8_t b[MIG_BLOCK_SIZE];
+            if (!fw(m, true, MIG_CMD_IMAGE_SAVE, 0, IMG_A + 512ull * k, MIG_OK, &r)) return false;
+            transfer(m, k, b);
+            hostmem_write(nic_tb_mem(m->tb, NIC_A2), IMG_B + 512ull * k, b, MIG_BLOCK_SIZE);
+            if (fw(m, false, MIG_CMD_IMAGE_LOAD, 0, IMG_B + 512ull * k, MIG_E_NOT_EMPTY, &r)) {
+                bool ok = r.reason == MIG_R_DEST_CQ_IN_USE && r.value[0] == 0x3f % 16;
+                printf("%s migration %s: non-empty destination refused: reason %u value %" PRIu64 " (want %u, CQ slot 15)\n",
+                       ok ? "PASS" : "FAIL", m->name, r.reason, r.value[0], MIG_R_DEST_CQ_IN_USE);
+                m->failures += !ok;
+            }
+            abort_migration(m);
+            return false;
+        }
+        if (!move_block(m, &r)) return m->step != S_DONE;
+        if (m->o->fault == MIG_FAULT_ABORT && m->o->abort_phase == MIG_PHASE_PRECOPY && m->passes >= 1) {
+            abort_migration(m);
+            return false;
+        }
+        /* pre-copy converges: nothing dirty now, or a full pass and two delta passes done */
+        if (r.answer == MIG_SAVE_NOTHING_NOW || m->passes >= 3) m->step = S_SUSPEND;
+        return true;
+    case S_SUSPEND:
+        suspend(m);
+        return m->step != S_DONE;
+    case S_FINAL:
+        if (!move_block(m, &r)) return m->step != S_DONE;
+        if (m->o->fault == MIG_FAULT_ABORT && m->o->abort_phase == MIG_PHASE_FINAL_PASS && m->final_blocks == 2 &&
+            r.answer != MIG_SAVE_PASS_END) {
+            abort_migration(m);
+            return false;
+        }
+        if (r.answer == MIG_SAVE_PASS_END && (r.value[2] & MIG_IMG_FINAL)) m->step = S_RESUME;
+        return true;
+    case S_RESUME:
+        resume_on_destination(m);
+        return false;
+    case S_DONE:
+    default: return false;
+    }
+}
+
+/* A migration that ended without A' resuming was given up (a fault, an abort, a failure):
+ * the PF resumes the source, and the scenario goes on on A. */
+static bool tick(scen_t *s, void *arg) {
+    mig_t *m = arg;
+    (void)s;
+    bool busy = step(m);
+    if (m->step == S_DONE && !m->resumed_at && !m->aborted) abort_migration(m);
+    return busy && m->step != S_DONE;
+}
+
+/* the peer saw nothing: every QP of B still in RTS */
+static void check_peer(mig_t *m) {
+    unsigned bad = 0;
+    for (int i = 0; i < m->s->nep; i++) {
+        const scen_ep_t *e = scen_ep(m->s, i);
+        if (e->nic != 1) continue;
+        nic_cmd_t c = {.op = NIC_CMD_QUERY_QP, .fn = e->fn, .num = e->qpn};
+        nic_cmd_resp_t r;
+        if (nic_tb_cmd(m->tb, NIC_B, &c, &r) != NIC_CMD_OK || r.qp.state != NIC_QPS_RTS) bad++;
+    }
+    printf("%s migration %s: the peer's %u QPs are all in RTS (%u not)\n", bad ? "FAIL" : "PASS", m->name, (unsigned)m->s->nep / 2, bad);
+    m->failures += bad != 0;
+}
+
+int mig_scen_run(const mig_scen_opts_t *o) {
+    static const char *faults[] = {"migrate", "abort", "corrupt", "truncated", "tag", "not-empty", "collide", "hw-refuses"};
+    char name[64], sent[512] = "", deliv[512] = "";
+    snprintf(name, sizeof name, "%s%s seed %" PRIu64, faults[o->fault], o->fault == MIG_FAULT_ABORT ? "-at-phase" : "", o->seed);
+    if (o->pcap_dir) {
+        snprintf(sent, sizeof sent, "%s/mig-%s-%" PRIu64 ".pcap", o->pcap_dir, faults[o->fault], o->seed);
+        snprintf(deliv, sizeof deliv, "%s/mig-%s-%" PRIu64 "-delivered.pcap", o->pcap_dir, faults[o->fault], o->seed);
+    }
+    mig_t *m = calloc(1, sizeof *m);
+    m->o = o;
+    m->name = name;
+    scen_opts_t so = {.mode = o->mode, .iface = o->iface, .seed = o->seed, .pcap = o->pcap_dir ? sent : NULL,
+                      .arena = 16u << 20, .nics = 3, .max_cycles = 1500000, .tick = tick, .tick_arg = m, .verbose = o->verbose};
+    if (o->lossy) { so.wire.p_loss = 0.003; so.wire.p_dup = 0.003; so.wire.p_reorder = 0.01; }
+    if (o->pcap_dir) so.wire.pcap_delivered = deliv;
+    m->s = scen_new(&so);
+    if (!m->s) { free(m); printf("FAIL migration %s: scenario set-up\n", name); return 1; }
+    m->tb = scen_tb(m->s);
+    prng_t *g = scen_rng(m->s);
+    scen_qp_opts_t qo;
+    scen_qp_opts_default(&qo);
+    qo.sq_log = 8;
+    qo.rq_log = 8;
+    for (unsigned q = 0; q < o->qps && m->failures == 0; q++) {
+        qo.pmtu = 1 + (unsigned)prng_below(g, 5);
+        int e = scen_pair(m->s, FN, 0x100 + q, 0x200 + q, &qo);
+        if (e < 0) { m->failures++; break; }
+        for (int side = 0; side < 2; side++)
+            for (unsigned k = 0; k < o->ops; k++) scen_add_random(m->s, e + side, 0x7f, q % 2 ? o->max_len : 4096);
+        if (q == 1) scen_ep(m->s, e + 1)->recv_hold_until = nic_tb_now(m->tb) + 3000; /* RNR NAKs on this QP */
+    }
+    struct mig_resp r;
+    struct mig_hal ha = mig_hal_tb(&m->ha, m->tb, NIC_A), hb = mig_hal_tb(&m->hb, m->tb, NIC_A2);
+    m->ha.unserved = m->hb.unserved = o->unserved;
+    if (mig_fw_init(&m->fa, &ha, &r) || mig_fw_init(&m->fb, &hb, &r)) { printf("FAIL migration %s: firmware init status %u\n", name, r.status); m->failures++; }
+    m->start = nic_tb_now(m->tb) + 200 + prng_below(g, 20000);
+    if (!m->failures) m->failures += scen_run(m->s, name);
+    if (m->step != S_DONE) fail(m, "the migration did not finish (step %d)", m->step);
+    if (o->fault != MIG_FAULT_NONE && !m->faulted && o->fault != MIG_FAULT_ABORT) fail(m, "the fault was never injected");
+    if (o->fault != MIG_FAULT_NONE && !m->aborted) fail(m, "a faulty migration was not given up");
+    bool migrated = !m->aborted && m->resumed_at;
+    if (!m->failures) check_peer(m);
+    if (migrated)
+        printf("info migration %s: suspend-active %" PRIu64 " cycles, suspend-passive %" PRIu64 ", VM held %" PRIu64
+               ", image %" PRIu64 " B, stop-and-copy %" PRIu64 " B, %u pre-copy passes\n",
+               name, m->t_susp_active, m->t_susp_passive, m->resumed_at - m->hold_at, m->image_bytes, m->stopcopy_bytes, m->passes);
+    uint64_t mac = scen_mac(0, FN);
+    uint32_t qpn[8], dqpn[8];
+    unsigned nq = 0;
+    for (int i = 0; i < m->s->nep && nq < 8; i++)
+        if (scen_ep(m->s, i)->nic == 0) qpn[nq] = scen_ep(m->s, i)->qpn, dqpn[nq++] = scen_ep(m->s, scen_ep(m->s, i)->peer)->qpn;
+    uint64_t moved = m->moved_at;
+    scen_free(m->s);
+    if (migrated && o->pcap_dir && !m->failures) {
+        unsigned worst = 0, total = 0, explained = 0;
+        bool read_ok = true;
+        for (unsigned q = 0; q < nq; q++) {
+            mig_resends_t rs;
+            read_ok &= mig_count_resends(sent, deliv, mac, qpn[q], dqpn[q], moved, 0, &rs) == 0;
+            unsigned own = rs.resent - rs.explained;
+            worst = own > worst ? own : worst;
+            total += rs.resent;
+            explained += rs.explained;
+        }
+        bool ok = read_ok && worst <= 1;
+        printf("%s migration %s: each QP resent at most one packet because of the migration (worst %u; %u resent, %u explained by the wire)\n",
+               ok ? "PASS" : "FAIL", name, worst, total, explained);
+        m->failures += !ok;
+    }
+    int f = m->failures;
+    free(m);
+    return f;
+}

@@ -1,0 +1,73 @@
+/* mig_scen.h — the live-migration scenario driver (docs/migration.md section 8).
+ *
+ * Three NICs on a learning switch: A (NIC 0) hosts side 0 of a scenario (testbench/scenario),
+ * B (NIC 1) the peer, A' (NIC 2) is empty. Scenario traffic runs on several RC QP pairs of
+ * function 0 (every opcode, 1 B .. max_len, RNR cases); at a seeded cycle the PF driver
+ * migrates the function with the firmware on A and on A' (mig_hal_tb): PreCopy-Start,
+ * pre-copy passes (each block saved on A is loaded on A' at once), the VM paused,
+ * Suspend-Active, Suspend-Passive, the final pass, the VM's memory copied
+ * (nic_tb_move_host), the load committed, Resume-Passive and Resume-Active on A' (announce),
+ * A removed, the VM resumed on A'. The scenario's golden model checks every completion and
+ * every byte on both sides; the driver checks the peer (no async event, every QP in RTS)
+ * and counts the resends the migration caused from the pcaps (mig_resend.c).
+ *
+ * A fault or an abort instead makes the PF give up at the named phase: the source resumes
+ * (PreCopy-Stop, or Resume-Passive / Resume-Active on A), the destination abandons its load,
+ * and the traffic must still complete on A. */
+#ifndef MIG_SCEN_H
+#define MIG_SCEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../nic/nic_tb.h"
+
+enum mig_fault {
+    MIG_FAULT_NONE = 0,
+    MIG_FAULT_ABORT,          /* the PF aborts at `abort_phase` */
+    MIG_FAULT_CORRUPT,        /* a bit of a pre-copy block flipped in transit: MIG_E_CORRUPT */
+    MIG_FAULT_TRUNCATED,      /* the PF says LAST on a block that is not the final end */
+    MIG_FAULT_TAG,            /* the image header's layout version changed (CRC fixed) */
+    MIG_FAULT_NOT_EMPTY,      /* the destination function already has a CQ */
+    MIG_FAULT_COLLIDE,        /* two CQ records of one pass name the same slot (CRC fixed) */
+    MIG_FAULT_HW_REFUSES,     /* the source NIC does not serve a section (opts.unserved): the
+                                 save answers MIG_E_NO_OP naming ctx_read */
+};
+
+enum mig_phase {              /* where an abort happens */
+    MIG_PHASE_PRECOPY = 0,
+    MIG_PHASE_SUSPENDED_ACTIVE,
+    MIG_PHASE_SUSPENDED_PASSIVE,
+    MIG_PHASE_FINAL_PASS,     /* in the middle of the final save pass */
+    MIG_PHASES
+};
+
+typedef struct {
+    const char *iface;
+    nic_tb_mode_t mode;
+    uint64_t seed;
+    const char *pcap_dir;     /* sent and delivered pcaps of the run, or NULL (no resend count) */
+    unsigned qps;             /* QP pairs (1..8) */
+    unsigned ops;             /* work requests per QP side */
+    uint32_t max_len;         /* largest message */
+    bool lossy;               /* loss, reordering, duplication on the wire */
+    enum mig_fault fault;
+    enum mig_phase abort_phase;
+    uint32_t unserved;        /* mig_hal_tb.unserved of both HALs (sections not answered yet) */
+    bool verbose;
+} mig_scen_opts_t;
+
+void mig_scen_opts_default(mig_scen_opts_t *o);
+/* One run; PASS/FAIL lines; returns the number of failed checks. */
+int mig_scen_run(const mig_scen_opts_t *o);
+
+/* ---- resends (mig_resend.c) ------------------------------------------------------------ */
+/* From the sent and delivered pcaps: request packets of the QP (QPN qpn at MAC mac, its
+ * peer's QPN dqpn) sent after cycle `moved` that were sent before it too (resends), and how
+ * many of those the wire explains (every earlier copy lost, or every response covering it
+ * lost). docs/migration.md section 7 gives the rule. -1 if a pcap cannot be read. */
+typedef struct { unsigned resent, explained; } mig_resends_t;
+int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint32_t dqpn,
+                      uint64_t moved, uint32_t ns_per_cycle, mig_resends_t *r);
+
+#endif /* MIG_SCEN_H */
