@@ -1,13 +1,16 @@
 /* cq_writer — writes completion queue entries into host CQ rings (docs/cq-writer.md).
  *
- * in:  cfg       NIC_CFG_CQ from ctrl: create (valid) or destroy a CQ row; other kinds ignored
+ * in:  cfg       from ctrl: NIC_CFG_CQ (create or destroy a CQ row), NIC_CFG_SUSPEND (leaving
+ *                PASSIVE reopens a function), NIC_CFG_CTX (context port); other kinds ignored
  *      cq_db     CQ doorbells: the host's consumer index
- *      cqe_resp  completions from the responder   } served round-robin,
- *      cqe_comp  completions from the completer   } one CQE at a time
+ *      cqe_resp  completions from the responder   } served round-robin, one CQE at a time;
+ *      cqe_comp  completions from the completer   } or a function's migration marker
  *      dma_resp  unused (this port only writes); its ready is tied high
  * out: dma_req   one 32-byte posted write per CQE
  *      ev        NIC_EV_CQ_ERR, once, when a CQ overruns; NIC_EV_CQ_COMP after the CQE that
- *                fires an armed CQ (the doorbell's arm field: ibv_req_notify_cq)
+ *                fires an armed CQ (the doorbell's arm field: ibv_req_notify_cq);
+ *                NIC_EV_MIG_MARK once both inputs' markers of a function passed;
+ *                NIC_EV_CTX, the answer to NIC_CFG_CTX
  *      cqes_written, cqes_dropped   counters
  *
  * One FSM, one job at a time. A job reads its CQ row in the cycle it is accepted and
@@ -17,6 +20,7 @@
 #include "hls.h"
 #include "nic_bar.h"
 #include "nic_if.h"
+#include "nic_ctx.h"
 
 /* One CQ context row. pi counts every CQE ever written (32 bits, not reduced); ci is the
  * host's 16-bit consumer index from the doorbell, compared with pi's low 16 bits. */
@@ -32,6 +36,18 @@ typedef struct {
     uint16_t rsvd1;    /* explicit padding: a memory word must have none */
 } cqw_row_t;
 _Static_assert(sizeof(cqw_row_t) == 24, "cqw_row_t must have no padding");
+/* the context port's NIC_CTX_CQW_CQ words are this row's image (nic_ctx.h) */
+#define CQW_AT(f, bit) _Static_assert(__builtin_offsetof(cqw_row_t, f) * 8 == (bit), "cqw_row_t." #f " is not where nic_ctx.h says")
+CQW_AT(base, NIC_CTX_CQW_BASE);
+CQW_AT(pi, NIC_CTX_CQW_PI);
+CQW_AT(cqn, NIC_CTX_CQW_CQN);
+CQW_AT(ci, NIC_CTX_CQW_CI);
+CQW_AT(log, NIC_CTX_CQW_LOG);
+CQW_AT(valid, NIC_CTX_CQW_VALID);
+CQW_AT(err, NIC_CTX_CQW_ERR);
+CQW_AT(arm, NIC_CTX_CQW_ARM);
+#undef CQW_AT
+typedef hls_uint(256) cqw_img_t;
 
 typedef struct {
     HLS_STREAM(nic_cfg_t) cfg;
@@ -55,7 +71,7 @@ typedef struct {
     uint32_t cqes_dropped;
 } cq_writer_out;
 
-enum { CQW_IDLE = 0, CQW_DB, CQW_CQE, CQW_DMA, CQW_EV };
+enum { CQW_IDLE = 0, CQW_DB, CQW_CQE, CQW_DMA, CQW_EV, CQW_CTX };
 
 typedef struct {
     HLS_MEM(cqw_row_t, NIC_CQS) cqs;
@@ -67,6 +83,13 @@ typedef struct {
     bool solicited;        /* its request's solicited flag */
     bool fire;             /* the CQE disarmed its CQ: NIC_EV_CQ_COMP follows its write */
     uint8_t ev_kind;       /* the event offered in CQW_EV */
+    nic_fn_t ev_fn;        /* its function (NIC_EV_MIG_MARK, NIC_EV_CTX) */
+    hls_u128 ev_data;      /* its word (NIC_EV_CTX) */
+    nic_cfg_t ctx;         /* the NIC_CFG_CTX in hand (CQW_CTX) */
+    /* migration, one bit per function: the marker of each input has passed (nothing more of
+     * the function is taken from that input until it leaves PASSIVE), the event was sent */
+    hls_uint(NIC_FNS) mk_resp, mk_comp, mk_sent;
+    uint64_t dirty;        /* one bit per row, set by every row write (NIC_CTX_DIRTY) */
     nic_dma_req_t dma;     /* the write offered on dma_req */
     uint32_t cqes_written;
     uint32_t cqes_dropped;
@@ -75,6 +98,46 @@ typedef struct {
 /* Context row of a doorbell: cq = fn * NIC_CQ_PER_FN + cqn % NIC_CQ_PER_FN (nic_if.h). */
 HLS_INLINE nic_cq_t db_row(const nic_db_t *db) {
     return (nic_cq_t)(((unsigned)db->fn << NIC_QP_SLOT_BITS) | ((unsigned)db->num % NIC_CQ_PER_FN));
+}
+
+HLS_INLINE nic_fn_t row_fn(nic_cq_t cq) { return (nic_fn_t)((unsigned)cq >> NIC_QP_SLOT_BITS); }
+HLS_INLINE bool fn_bit(unsigned bits, nic_fn_t fn) { return (bits >> (unsigned)fn) & 1; }
+
+/* Every row write goes through here: it marks the row dirty for the pre-copy passes. */
+HLS_INLINE void row_write(cq_writer_state *st, nic_cq_t row, cqw_row_t r) {
+    hls_mem_write(&st->cqs, row, r);
+    st->dirty |= (uint64_t)1 << row;
+}
+
+/* The context port: NIC_CTX_CQW_CQ word w of the row (read, or replace it), or the
+ * function's dirty bits (read and clear). Answered with NIC_EV_CTX in CQW_EV. */
+HLS_INLINE void ctx_job(cq_writer_state *st) {
+    const nic_cfg_t *c = &st->ctx;
+    hls_u128 ans = c->ctx_data;
+    if (c->ctx_sect == NIC_CTX_DIRTY) {
+        unsigned sh = 16 * (unsigned)c->fn;
+        ans = (st->dirty >> sh) & 0xFFFFu;
+        st->dirty &= ~((uint64_t)0xFFFFu << sh);
+    } else {
+        cqw_row_t r = st->cqs.hls_mem_rdata;
+        cqw_img_t img = 0;
+        r.rsvd1 = 0;
+        __builtin_memcpy(&img, &r, sizeof r);
+        unsigned sh = (c->ctx_word & 1) ? 128 : 0;
+        if (c->ctx_write) {
+            cqw_img_t m = (cqw_img_t)(hls_u128)~(hls_u128)0 << sh;
+            img = (img & ~m) | ((cqw_img_t)c->ctx_data << sh);
+            __builtin_memcpy(&r, &img, sizeof r);
+            r.rsvd1 = 0;
+            row_write(st, c->cq, r);
+        } else {
+            ans = (hls_u128)(img >> sh);
+        }
+    }
+    st->ev_kind = NIC_EV_CTX;
+    st->ev_fn = c->fn;
+    st->ev_data = ans;
+    st->fsm = CQW_EV;
 }
 
 /* The CQE's 32 bytes exactly as nic_cqe_t lays them out in host memory (little-endian). */
@@ -98,36 +161,71 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
     switch ((unsigned)st->fsm) {
     case CQW_IDLE: {
         /* Configuration first (a CQ must exist before its CQEs arrive), then doorbells (they
-         * free ring space), then CQEs, alternating between the two producers. */
-        bool take_comp = in->cqe_comp.valid && (st->rr_comp || !in->cqe_resp.valid);
-        bool take_resp = in->cqe_resp.valid && !take_comp;
+         * free ring space), then CQEs, alternating between the two producers. An input whose
+         * marker of a function has passed is not taken from for that function until it
+         * leaves PASSIVE: the producer promised nothing follows, so a CQE that does is held
+         * (not lost) rather than written into a frozen function. */
+        const nic_cqe_req_t *qc = &in->cqe_comp.data, *qr = &in->cqe_resp.data;
+        bool ok_comp = in->cqe_comp.valid && (qc->mig_mark || !fn_bit(st->mk_comp, row_fn(qc->cq)));
+        bool ok_resp = in->cqe_resp.valid && (qr->mig_mark || !fn_bit(st->mk_resp, row_fn(qr->cq)));
+        bool take_comp = ok_comp && (st->rr_comp || !ok_resp);
+        bool take_resp = ok_resp && !take_comp;
         if (in->cfg.valid) {
+            const nic_cfg_t *c = &in->cfg.data;
             out->cfg_ready = true;
-            if (in->cfg.data.kind == NIC_CFG_CQ) {
+            if (c->kind == NIC_CFG_CQ) {
                 /* create or destroy: a fresh row either way (pi = ci = 0, no error) */
                 cqw_row_t r = {0};
-                r.base = in->cfg.data.base;
-                r.log = (uint8_t)in->cfg.data.log;
-                r.valid = in->cfg.data.valid;
-                r.cqn = in->cfg.data.key;  /* ctrl puts the cqn in key for NIC_CFG_CQ */
-                hls_mem_write(&st->cqs, in->cfg.data.cq, r);
+                r.base = c->base;
+                r.log = (uint8_t)c->log;
+                r.valid = c->valid;
+                r.cqn = c->key;  /* ctrl puts the cqn in key for NIC_CFG_CQ */
+                row_write(st, c->cq, r);
+            } else if (c->kind == NIC_CFG_SUSPEND && c->level != NIC_SUSPEND_PASSIVE) {
+                /* leaving PASSIVE: the function's CQEs are taken again */
+                unsigned keep = ~(1u << (unsigned)c->fn);
+                st->mk_resp &= keep;
+                st->mk_comp &= keep;
+                st->mk_sent &= keep;
+            } else if (c->kind == NIC_CFG_CTX) {
+                st->ctx = *c;
+                hls_mem_read(&st->cqs, c->cq);
+                st->fsm = CQW_CTX;
             }
         } else if (in->cq_db.valid) {
+            /* a doorbell is applied in every level: the consumer index is what the host
+             * wrote, and it writes neither host memory nor an event */
             out->cq_db_ready = true;
             st->db = in->cq_db.data;
             st->row = db_row(&in->cq_db.data);
             hls_mem_read(&st->cqs, st->row);
             st->fsm = CQW_DB;
         } else if (take_comp || take_resp) {
-            const nic_cqe_req_t *r = take_comp ? &in->cqe_comp.data : &in->cqe_resp.data;
+            const nic_cqe_req_t *r = take_comp ? qc : qr;
             out->cqe_comp_ready = take_comp;
             out->cqe_resp_ready = take_resp;
             st->rr_comp = take_resp;   /* the other producer goes first next time */
-            st->row = r->cq;
-            st->cqe = r->cqe;
-            st->solicited = r->solicited;
-            hls_mem_read(&st->cqs, r->cq);
-            st->fsm = CQW_CQE;
+            nic_fn_t fn = row_fn(r->cq);
+            if (r->mig_mark) {
+                /* every CQE ahead of this marker is written (one job at a time, a DMA write
+                 * counted only when accepted); once both inputs' markers are in, say so */
+                unsigned b = 1u << (unsigned)fn;
+                unsigned mc = st->mk_comp | (take_comp ? b : 0), mr = st->mk_resp | (take_resp ? b : 0);
+                st->mk_comp = (hls_uint(NIC_FNS))mc;
+                st->mk_resp = (hls_uint(NIC_FNS))mr;
+                if ((mc & mr & b) && !(st->mk_sent & b)) {
+                    st->mk_sent |= (hls_uint(NIC_FNS))b;
+                    st->ev_kind = NIC_EV_MIG_MARK;
+                    st->ev_fn = fn;
+                    st->fsm = CQW_EV;
+                }
+            } else {
+                st->row = r->cq;
+                st->cqe = r->cqe;
+                st->solicited = r->solicited;
+                hls_mem_read(&st->cqs, r->cq);
+                st->fsm = CQW_CQE;
+            }
         }
         break;
     }
@@ -139,7 +237,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
             /* arm: NONE keeps the arm; NEXT is never weakened to SOLICITED by a later arm */
             if (st->db.arm == NIC_ARM_NEXT || (st->db.arm == NIC_ARM_SOLICITED && r.arm != NIC_ARM_NEXT))
                 r.arm = (uint8_t)st->db.arm;
-            hls_mem_write(&st->cqs, st->row, r);
+            row_write(st, st->row, r);
         }
         st->fsm = CQW_IDLE;
         break;
@@ -157,9 +255,11 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
         } else if (full) {
             /* overrun: IB vol. 1 11.6.3 makes it the CQ Error async event; keep the ring intact */
             r.err = 1;
-            hls_mem_write(&st->cqs, st->row, r);
+            row_write(st, st->row, r);
             st->cqes_dropped = st->cqes_dropped + 1;
             st->ev_kind = NIC_EV_CQ_ERR;
+            st->ev_fn = row_fn(st->row);
+            st->ev_data = 0;
             st->fsm = CQW_EV;
         } else {
             uint64_t slot = (uint64_t)r.pi & (((uint64_t)1 << log) - 1);
@@ -177,7 +277,9 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
             if (fire) r.arm = NIC_ARM_NONE;
             st->fire = fire;
             st->ev_kind = NIC_EV_CQ_COMP;
-            hls_mem_write(&st->cqs, st->row, r);
+            st->ev_fn = row_fn(st->row);
+            st->ev_data = 0;
+            row_write(st, st->row, r);
             st->fsm = CQW_DMA;
         }
         break;
@@ -197,7 +299,12 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
         out->ev.data.kind = st->ev_kind;
         out->ev.data.cq = st->row;
         out->ev.data.detail = 0;
+        out->ev.data.fn = st->ev_fn;
+        out->ev.data.data = st->ev_data;
         if (in->ev_ready) st->fsm = CQW_IDLE;
+        break;
+    case CQW_CTX:
+        ctx_job(st);
         break;
     default:
         st->fsm = CQW_IDLE;

@@ -2,7 +2,9 @@
  *
  * in:  cmd                      host/firmware commands, answered in order on cmd_resp
  *      ev_comp, ev_resp, ev_cqw datapath events (completer, responder, cq_writer: CQ_ERR and
- *                               the completion events of armed CQs, CQ_COMP)
+ *                               the completion events of armed CQs, CQ_COMP), migration
+ *                               markers and context answers
+ *      ev_rxd, ev_tx            rx_dispatch's context answers, roce_tx's transmit markers
  * out: cmd_resp                 one nic_cmd_resp_t per command
  *      cfg_req, cfg_resp, cfg_comp, cfg_cqw, cfg_rxd   configuration fan-out (nic_cfg_t)
  *      async                    events for the host
@@ -20,12 +22,16 @@
  *   CFG   offer the nic_cfg_t to every block that needs it until each one took it
  *   RESP  the answer
  * An event: IDLE (read the QP row), EV_EXEC (state change, row write), CFG, ASYNC.
+ * Migration (docs/migration.md): SUSPEND_FN and a context command for another block's row
+ * leave CFG for IDLE still pending; IDLE then serves events but no command, and the marker
+ * or NIC_EV_CTX that completes the command is absorbed in EV_EXEC and releases RESP.
  * Every table write lands at least one cycle before the next job's reads, and no job reads a
  * row after writing it, so the read-first memories never need a bypass. */
 #include "hls.h"
 #include "nic_if.h"
 #include "ctrl_rows.h"
 #include "ctrl_rules.h"
+#include "ctrl_ctx.h"
 
 typedef struct {
     HLS_STREAM(nic_cmd_t) cmd;
@@ -34,6 +40,8 @@ typedef struct {
     HLS_STREAM(nic_event_t) ev_comp;
     HLS_STREAM(nic_event_t) ev_resp;
     HLS_STREAM(nic_event_t) ev_cqw;
+    HLS_STREAM(nic_event_t) ev_rxd;
+    HLS_STREAM(nic_event_t) ev_tx;
     bool async_ready;
 } ctrl_in;
 
@@ -45,23 +53,41 @@ typedef struct {
     HLS_STREAM(nic_cfg_t) cfg_comp;
     HLS_STREAM(nic_cfg_t) cfg_cqw;
     HLS_STREAM(nic_cfg_t) cfg_rxd;
-    bool ev_comp_ready, ev_resp_ready, ev_cqw_ready;
+    bool ev_comp_ready, ev_resp_ready, ev_cqw_ready, ev_rxd_ready, ev_tx_ready;
     HLS_STREAM(nic_event_t) async;
 } ctrl_out;
 
 enum { C_IDLE = 0, C_RD_A, C_RD_B, C_EXEC, C_WB_B, C_EV_EXEC, C_CFG, C_RESP, C_ASYNC };
 enum { TO_REQ = 1, TO_RESP = 2, TO_COMP = 4, TO_CQW = 8, TO_RXD = 16 };
 #define TO_QP_BLOCKS (TO_REQ | TO_RESP | TO_COMP)
+#define TO_ALL (TO_QP_BLOCKS | TO_CQW | TO_RXD)
+/* Event sources, in round-robin order. */
+enum { SRC_COMP = 0, SRC_RESP, SRC_CQW, SRC_RXD, SRC_TX, N_SRC };
+/* Migration markers a pending SUSPEND_FN waits for (docs/migration.md section 2). */
+enum { MK_TX_REQ = 1, MK_TX_RESP = 2, MK_COMP = 4, MK_RESP = 8, MK_CQW = 16 };
+#define MK_TX (MK_TX_REQ | MK_TX_RESP)
+#define MK_ALL (MK_TX | MK_COMP | MK_RESP | MK_CQW)
 
 typedef struct {
     HLS_MEM(ctrl_qp_row_t, NIC_QPS) qps;
     HLS_MEM(ctrl_cq_row_t, NIC_CQS) cqs;
     HLS_MEM(ctrl_mr_row_t, NIC_MRS) mrs;
     hls_uint(4) fsm;
-    hls_uint(2) ev_rr;          /* event source served first next time: 0 comp, 1 resp, 2 cqw */
+    hls_uint(3) ev_rr;          /* event source (SRC_*) served first next time */
     bool serving_event;         /* CFG is followed by ASYNC (event) or RESP (command) */
     nic_cmd_t cmd;
     nic_event_t ev;
+    hls_uint(3) ev_src;         /* SRC_* the event in hand came from */
+    /* migration (docs/migration.md): suspend level per function; the command in hand waits
+     * for markers (pend_marks) or for its NIC_EV_CTX answer (pend_ctx from pend_src) */
+    hls_uint(2) level[NIC_FNS];
+    hls_uint(5) pend_marks;
+    bool pend_ctx;
+    hls_uint(3) pend_src;
+    nic_fn_t pend_fn;
+    /* dirty rows: one bit per row of qps / cqs / mrs, set by every write (NIC_CTX_DIRTY) */
+    uint64_t qp_dirty, cq_dirty;
+    uint64_t mr_dirty[NIC_FNS];
     nic_cq_t cq_a, cq_b;
     ctrl_cq_row_t cqa;          /* CQ row A as read in RD_B */
     ctrl_cq_row_t cqb_new;      /* CQ row B to write in WB_B */
@@ -95,6 +121,11 @@ HLS_INLINE nic_qp_t num_row(nic_fn_t fn, uint32_t num) {
 HLS_INLINE nic_mr_t mr_row(nic_fn_t fn, uint32_t key) {
     return (nic_mr_t)(((unsigned)fn << NIC_MR_SLOT_BITS) | ((key >> 8) % NIC_MR_PER_FN));
 }
+/* A context command names an MR by slot, every other command by key. */
+HLS_INLINE nic_mr_t cmd_mr_row(const nic_cmd_t *c) {
+    bool ctx = c->op == NIC_CMD_CTX_READ || c->op == NIC_CMD_CTX_WRITE;
+    return ctx ? (nic_mr_t)(((unsigned)c->fn << NIC_MR_SLOT_BITS) | (c->num % NIC_MR_PER_FN)) : mr_row(c->fn, c->num);
+}
 HLS_INLINE nic_fn_t cq_fn(nic_cq_t cq) { return (nic_fn_t)((unsigned)cq >> NIC_QP_SLOT_BITS); }
 
 HLS_INLINE ctrl_cq_row_t cq_refs(ctrl_cq_row_t r, int delta) {
@@ -115,6 +146,133 @@ HLS_INLINE nic_cfg_t qp_cfg(nic_qp_t row, unsigned prev, const nic_qp_attr_t *a,
     return c;
 }
 
+/* What a command decided: filled in by exec_cmd and the migration helpers below. */
+typedef struct {
+    uint8_t status, field;
+    unsigned need;              /* TO_* outputs of cfg */
+    nic_cfg_t cfg;
+    unsigned marks;             /* MK_* to wait for before answering */
+    bool wait_ctx;              /* the answer comes from the owner's NIC_EV_CTX */
+    hls_uint(3) ctx_src;        /* SRC_* of that owner */
+} cmd_verdict;
+
+/* SUSPEND_FN: RUN -> ACTIVE -> PASSIVE -> ACTIVE -> RUN; every block hears the new level; the
+ * answer waits for the markers that prove the function stopped (docs/migration.md 2). */
+HLS_INLINE void exec_suspend(ctrl_state *st, cmd_verdict *v) {
+    const nic_cmd_t *c = &st->cmd;
+    unsigned cur = st->level[c->fn], next = c->level;
+    bool ok = (cur == NIC_SUSPEND_RUN && next == NIC_SUSPEND_ACTIVE) ||
+              (cur == NIC_SUSPEND_ACTIVE && (next == NIC_SUSPEND_PASSIVE || next == NIC_SUSPEND_RUN)) ||
+              (cur == NIC_SUSPEND_PASSIVE && next == NIC_SUSPEND_ACTIVE);
+    if (next > NIC_SUSPEND_PASSIVE) {
+        v->field = NIC_CMD_F_LEVEL;
+    } else if (!ok) {
+        v->status = NIC_CMD_ESTATE;
+        v->field = NIC_CMD_F_LEVEL;
+    } else {
+        st->level[c->fn] = (hls_uint(2))next;
+        v->cfg.kind = NIC_CFG_SUSPEND;
+        v->cfg.level = (hls_uint(2))next;
+        v->need = TO_ALL;
+        /* RUN -> ACTIVE: both transmit sources stopped; -> PASSIVE: the whole graph drained;
+         * resuming waits for nothing */
+        v->marks = cur == NIC_SUSPEND_RUN ? MK_TX : next == NIC_SUSPEND_PASSIVE ? MK_ALL : 0;
+    }
+}
+
+/* The section's words per row, 0 for a section this NIC cannot serve: NIC_CTX_REQ_QP needs
+ * the requester's event stream, which the composition does not have yet (docs/ctrl.md). */
+HLS_INLINE unsigned ctx_words(unsigned sect) {
+    switch (sect) {
+    case NIC_CTX_CTRL_QP: return NIC_CTX_QP_WORDS;
+    case NIC_CTX_CTRL_CQ: return NIC_CTX_CQ_WORDS;
+    case NIC_CTX_CTRL_MR: return NIC_CTX_MR_WORDS;
+    case NIC_CTX_COMP_QP: return NIC_CTX_COMP_QP_WORDS;
+    case NIC_CTX_RESP_QP: return NIC_CTX_RESP_QP_WORDS;
+    case NIC_CTX_RESP_ATOM: return NIC_CTX_RESP_ATOM_WORDS;
+    case NIC_CTX_CQW_CQ: return NIC_CTX_CQW_WORDS;
+    case NIC_CTX_FN: return NIC_CTX_FN_WORDS;
+    case NIC_CTX_DIRTY: return NIC_CTX_DIRTY_WORDS;
+    default: return 0;
+    }
+}
+/* Rows per function (the bound of cmd.num); DIRTY: num names a section with dirty bits. */
+HLS_INLINE bool ctx_num_ok(unsigned sect, uint32_t num) {
+    switch (sect) {
+    case NIC_CTX_CTRL_MR: return num < NIC_CTX_MR_SLOTS;
+    case NIC_CTX_FN: return num < NIC_CTX_FN_SLOTS;
+    case NIC_CTX_DIRTY: return num != NIC_CTX_FN && num != NIC_CTX_DIRTY && ctx_words(num) != 0;
+    default: return num < NIC_CTX_QP_SLOTS;  /* QP and CQ slots: 16 each */
+    }
+}
+
+/* The function's 16 bits of a 64-row dirty register, and the register with them cleared. */
+HLS_INLINE uint64_t dirty16(uint64_t r, nic_fn_t fn) { return (r >> (16 * (unsigned)fn)) & 0xFFFFu; }
+HLS_INLINE uint64_t clear16(uint64_t r, nic_fn_t fn) { return r & ~((uint64_t)0xFFFFu << (16 * (unsigned)fn)); }
+
+/* CTX_READ / CTX_WRITE: ctrl's own sections are read and written here, one row access each
+ * (the row was read in IDLE / RD_A like any command's); the other sections go to their
+ * owner as NIC_CFG_CTX and the answer is the owner's NIC_EV_CTX. */
+HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
+    const nic_cmd_t *c = &st->cmd;
+    unsigned sect = c->ctx_sect, w = c->ctx_word;
+    bool wr = c->op == NIC_CMD_CTX_WRITE;
+    hls_u128 d = c->ctx_data;
+    ctrl_qp_row_t q = st->qps.hls_mem_rdata;
+    ctrl_mr_row_t m = st->mrs.hls_mem_rdata;
+    unsigned words = ctx_words(sect);
+    if (words == 0 || (wr && sect == NIC_CTX_DIRTY)) v->field = NIC_CMD_F_SECT;
+    else if (w >= words) v->field = NIC_CMD_F_WORD;
+    else if (!ctx_num_ok(sect, c->num)) v->field = NIC_CMD_F_NUM;
+    else if (wr && st->level[c->fn] != NIC_SUSPEND_PASSIVE) {
+        v->status = NIC_CMD_ESTATE;   /* a running block never sees its row change */
+        v->field = NIC_CMD_F_LEVEL;
+    }
+    if (v->field != NIC_CMD_F_NONE) return;
+
+    hls_u128 ans = d;                 /* a write answers with the word written */
+    if (sect == NIC_CTX_CTRL_QP) {
+        ctx_qp_img_t img = qp_image(q);
+        if (wr) qp_write(mo, num_row(c->fn, c->num), qp_from_image(qp_put(img, w, d), c->fn));
+        else ans = qp_word(img, w);
+    } else if (sect == NIC_CTX_CTRL_CQ) {
+        if (wr) cq_write(mo, st->cq_a, cq_from_image(d));
+        else ans = cq_image(st->cqa);
+    } else if (sect == NIC_CTX_CTRL_MR) {
+        ctx_mr_img_t img = mr_image(m);
+        if (wr) mr_write(mo, cmd_mr_row(c), mr_from_image(mr_put(img, w, d)));
+        else ans = mr_word(img, w);
+    } else if (sect == NIC_CTX_DIRTY && c->num == NIC_CTX_CTRL_QP) {
+        ans = dirty16(st->qp_dirty, c->fn);
+        st->qp_dirty = clear16(st->qp_dirty, c->fn);
+    } else if (sect == NIC_CTX_DIRTY && c->num == NIC_CTX_CTRL_CQ) {
+        ans = dirty16(st->cq_dirty, c->fn);
+        st->cq_dirty = clear16(st->cq_dirty, c->fn);
+    } else if (sect == NIC_CTX_DIRTY && c->num == NIC_CTX_CTRL_MR) {
+        ans = st->mr_dirty[c->fn];
+        st->mr_dirty[c->fn] = 0;
+    } else {
+        /* another block's row: DIRTY goes to the owner of section num (in cfg.key) */
+        unsigned owner = sect == NIC_CTX_DIRTY ? c->num : sect;
+        v->cfg.kind = NIC_CFG_CTX;
+        v->cfg.qp = num_row(c->fn, c->num);
+        v->cfg.cq = num_row(c->fn, c->num);
+        v->cfg.mr = cmd_mr_row(c);
+        v->cfg.ctx_write = wr;
+        v->cfg.ctx_sect = (uint8_t)sect;
+        v->cfg.ctx_word = (uint8_t)w;
+        v->cfg.ctx_data = d;
+        v->cfg.key = sect == NIC_CTX_DIRTY ? c->num : 0;
+        v->need = owner == NIC_CTX_COMP_QP ? TO_COMP : owner == NIC_CTX_CQW_CQ ? TO_CQW
+                : owner == NIC_CTX_FN ? TO_RXD : TO_RESP;
+        v->ctx_src = owner == NIC_CTX_COMP_QP ? SRC_COMP : owner == NIC_CTX_CQW_CQ ? SRC_CQW
+                   : owner == NIC_CTX_FN ? SRC_RXD : SRC_RESP;
+        v->wait_ctx = true;
+        ans = 0;
+    }
+    st->resp.ctx_data = ans;
+}
+
 /* The decision of one command: status, table writes, the configuration to send. */
 HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     const nic_cmd_t *c = &st->cmd;
@@ -123,7 +281,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     ctrl_cq_row_t ca = st->cqa;
     ctrl_cq_row_t cb = st->cqs.hls_mem_rdata;
     nic_qp_t qrow = num_row(c->fn, c->num);
-    nic_mr_t mrow = mr_row(c->fn, c->num);
+    nic_mr_t mrow = cmd_mr_row(c);
     bool qp_here = q.valid && q.qpn == c->num;
     nic_qp_attr_t cur = row_attr(&q);
     uint8_t status = NIC_CMD_OK, field = NIC_CMD_F_NONE;
@@ -131,7 +289,10 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     bool wb_b = false;
     nic_cfg_t cfg = {0};
     cfg.fn = c->fn;
+    cmd_verdict v = {0};        /* the migration commands' decision */
+    v.cfg = cfg;
     st->resp.qp = (nic_qp_attr_t){0};
+    st->resp.ctx_data = 0;
 
     switch (c->op) {
     case NIC_CMD_NOP:
@@ -264,12 +425,35 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         }
         cfg.valid = false;
         break;
+    case NIC_CMD_SUSPEND_FN:
+        exec_suspend(st, &v);
+        break;
+    case NIC_CMD_CTX_READ:
+    case NIC_CMD_CTX_WRITE:
+        exec_ctx(st, mo, &v);
+        break;
+    case NIC_CMD_THROTTLE:
+        /* the two blocks that write incoming data to host memory keep the bucket */
+        v.cfg.kind = NIC_CFG_THROTTLE;
+        v.cfg.rate = c->rate;
+        v.need = TO_RESP | TO_COMP;
+        break;
     default:
         field = NIC_CMD_F_OP;
         break;
     }
+    if (c->op >= NIC_CMD_SUSPEND_FN && c->op <= NIC_CMD_THROTTLE) {
+        status = v.status;
+        field = v.field;
+        need = v.need;
+        cfg = v.cfg;
+    }
     if (field != NIC_CMD_F_NONE && status == NIC_CMD_OK) status = NIC_CMD_EINVAL;
     if (status != NIC_CMD_OK) { need = 0; wb_b = false; }
+    st->pend_marks = status == NIC_CMD_OK ? (hls_uint(5))v.marks : 0;
+    st->pend_ctx = status == NIC_CMD_OK && v.wait_ctx;
+    st->pend_src = v.ctx_src;
+    st->pend_fn = c->fn;
 
     /* CQ and MR messages describe the object as the command named it */
     if (c->op == NIC_CMD_CREATE_CQ || c->op == NIC_CMD_DESTROY_CQ) {
@@ -297,6 +481,28 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     st->fsm = wb_b ? C_WB_B : need ? C_CFG : C_RESP;
 }
 
+/* A marker or a context answer belongs to the pending command and never reaches the host:
+ * the last awaited marker, or the owner's NIC_EV_CTX, releases the answer (RESP). Anything
+ * else of these kinds (another function, nothing pending) is dropped. */
+HLS_INLINE void absorb_event(ctrl_state *st) {
+    const nic_event_t *e = &st->ev;
+    bool mine = e->fn == st->pend_fn;
+    unsigned src = st->ev_src;
+    unsigned bit = src == SRC_COMP ? MK_COMP : src == SRC_RESP ? MK_RESP : src == SRC_CQW ? MK_CQW
+                 : src == SRC_TX && e->detail == NIC_MARK_SRC_REQ ? MK_TX_REQ
+                 : src == SRC_TX && e->detail == NIC_MARK_SRC_RESP ? MK_TX_RESP : 0;
+    unsigned left = st->pend_marks & ~bit;
+    st->fsm = C_IDLE;
+    if (e->kind == NIC_EV_CTX && st->pend_ctx && mine && src == st->pend_src) {
+        st->resp.ctx_data = e->data;
+        st->pend_ctx = false;
+        st->fsm = C_RESP;
+    } else if (e->kind == NIC_EV_MIG_MARK && st->pend_marks != 0 && mine) {
+        st->pend_marks = (hls_uint(5))left;
+        if (left == 0) st->fsm = C_RESP;
+    }
+}
+
 /* A datapath event: QP_ERR / SQ_ERR change the row's state (IB vol. 1 10.3), every kind of a
  * live QP and every CQ event (CQ_ERR, CQ_COMP: their qp is not looked at) is forwarded. */
 HLS_INLINE void exec_event(ctrl_state *st, mem_ops *mo) {
@@ -308,9 +514,13 @@ HLS_INLINE void exec_event(ctrl_state *st, mem_ops *mo) {
     if (kind == NIC_EV_QP_ERR && cur != NIC_QPS_RESET) next = NIC_QPS_ERR;
     /* the send queue only runs in RTS and SQD; an SQ error there stops it (SQEr) */
     if (kind == NIC_EV_SQ_ERR && (cur == NIC_QPS_RTS || cur == NIC_QPS_SQD)) next = NIC_QPS_SQE;
+    st->serving_event = true;
+    if (kind == NIC_EV_MIG_MARK || kind == NIC_EV_CTX) {
+        absorb_event(st);
+        return;
+    }
     bool qp_event = kind == NIC_EV_QP_ERR || kind == NIC_EV_SQ_ERR || kind == NIC_EV_SQ_DRAINED;
     bool known = qp_event || kind == NIC_EV_CQ_ERR || kind == NIC_EV_CQ_COMP; /* CQ events: no QP */
-    st->serving_event = true;
     if (!known || (qp_event && !q.valid)) {
         st->fsm = C_IDLE;        /* unknown kind, or a QP destroyed meanwhile: stale */
     } else if (next != cur) {
@@ -328,33 +538,42 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
     mem_ops mo = {0};
     switch ((unsigned)st->fsm) {
     case C_IDLE: {
-        /* events first, round-robin among the three sources. Written as explicit branches:
-         * a ?: over the three inputs' addresses made rtl-gen emit a wire named "1806_3149",
-         * which is not a Verilog identifier. */
-        bool vc = in->ev_comp.valid, vr = in->ev_resp.valid, vq = in->ev_cqw.valid;
-        unsigned pick;
-        if (st->ev_rr == 0) pick = vc ? 0 : vr ? 1 : vq ? 2 : 3;
-        else if (st->ev_rr == 1) pick = vr ? 1 : vq ? 2 : vc ? 0 : 3;
-        else pick = vq ? 2 : vc ? 0 : vr ? 1 : 3;
-        if (pick != 3) {
-            nic_event_t e = in->ev_cqw.data;
-            if (pick == 0) e = in->ev_comp.data;
-            if (pick == 1) e = in->ev_resp.data;
-            out->ev_comp_ready = pick == 0;
-            out->ev_resp_ready = pick == 1;
-            out->ev_cqw_ready = pick == 2;
-            st->ev_rr = (hls_uint(2))(pick == 2 ? 0 : pick + 1);
+        /* events first, round-robin among the sources from the one after the last served;
+         * the data is chosen by explicit branches: a ?: over the inputs' addresses made
+         * rtl-gen emit a wire named "1806_3149", which is not a Verilog identifier */
+        bool v[N_SRC] = {in->ev_comp.valid, in->ev_resp.valid, in->ev_cqw.valid, in->ev_rxd.valid, in->ev_tx.valid};
+        unsigned pick = N_SRC;
+        for (unsigned k = N_SRC; k-- > 0;) {
+            unsigned s = (unsigned)st->ev_rr + k;
+            s = s >= N_SRC ? s - N_SRC : s;
+            if (v[s]) pick = s;
+        }
+        if (pick != N_SRC) {
+            nic_event_t e = in->ev_tx.data;
+            if (pick == SRC_COMP) e = in->ev_comp.data;
+            if (pick == SRC_RESP) e = in->ev_resp.data;
+            if (pick == SRC_CQW) e = in->ev_cqw.data;
+            if (pick == SRC_RXD) e = in->ev_rxd.data;
+            out->ev_comp_ready = pick == SRC_COMP;
+            out->ev_resp_ready = pick == SRC_RESP;
+            out->ev_cqw_ready = pick == SRC_CQW;
+            out->ev_rxd_ready = pick == SRC_RXD;
+            out->ev_tx_ready = pick == SRC_TX;
+            st->ev_rr = (hls_uint(3))(pick == N_SRC - 1 ? 0 : pick + 1);
             st->ev = e;
+            st->ev_src = (hls_uint(3))pick;
             mo.qp_re = true;
             mo.qp_ra = e.qp;
             st->fsm = C_EV_EXEC;
-        } else if (in->cmd.valid) {
+        } else if (in->cmd.valid && !st->pend_marks && !st->pend_ctx) {
+            /* a suspend or context command still waiting: events only (a block stuck on a
+             * full event FIFO could otherwise never reach its marker), no new command */
             out->cmd_ready = true;
             st->cmd = in->cmd.data;
             mo.qp_re = true;
             mo.qp_ra = num_row(in->cmd.data.fn, in->cmd.data.num);
             mo.mr_re = true;
-            mo.mr_ra = mr_row(in->cmd.data.fn, in->cmd.data.num);
+            mo.mr_ra = cmd_mr_row(&in->cmd.data);
             st->fsm = C_RD_A;
         }
         break;
@@ -411,7 +630,10 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
         if (in->cfg_cqw_ready) need &= ~(unsigned)TO_CQW;
         if (in->cfg_rxd_ready) need &= ~(unsigned)TO_RXD;
         st->cfg_need = (hls_uint(5))need;
-        if (need == 0) st->fsm = st->serving_event ? C_ASYNC : C_RESP;
+        /* a command that waits for markers or a context answer is answered from the event
+         * path (absorb_event) */
+        bool waits = st->pend_marks != 0 || st->pend_ctx;
+        if (need == 0) st->fsm = st->serving_event ? C_ASYNC : waits ? C_IDLE : C_RESP;
         break;
     }
     case C_RESP:
@@ -431,6 +653,13 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
     if (mo.qp_re) hls_mem_read(&st->qps, mo.qp_ra);
     if (mo.cq_re) hls_mem_read(&st->cqs, mo.cq_ra);
     if (mo.mr_re) hls_mem_read(&st->mrs, mo.mr_ra);
+    /* every row write marks the row dirty for the pre-copy passes (NIC_CTX_DIRTY) */
+    if (mo.qp_we) st->qp_dirty |= (uint64_t)1 << mo.qp_wa;
+    if (mo.cq_we) st->cq_dirty |= (uint64_t)1 << mo.cq_wa;
+    if (mo.mr_we) {
+        nic_fn_t f = (nic_fn_t)((unsigned)mo.mr_wa >> NIC_MR_SLOT_BITS);
+        st->mr_dirty[f] |= (uint64_t)1 << ((unsigned)mo.mr_wa % NIC_MR_PER_FN);
+    }
     if (mo.qp_we) hls_mem_write(&st->qps, mo.qp_wa, mo.qp_wd);
     if (mo.cq_we) hls_mem_write(&st->cqs, mo.cq_wa, mo.cq_wd);
     if (mo.mr_we) hls_mem_write(&st->mrs, mo.mr_wa, mo.mr_wd);

@@ -7,7 +7,8 @@
  * Block graph (every arrow is a FIFO of the .net composition, except those marked "top"):
  *
  *   top cmd ──> ctrl ──cfg──> requester, responder, completer, cq_writer, rx_dispatch
- *               ctrl <──event── completer, responder, cq_writer   ctrl ──> top cmd_resp, async
+ *               ctrl <──event── completer, responder, cq_writer, rx_dispatch, roce_tx
+ *               ctrl ──> top cmd_resp, async
  *   top sq_db ──> requester ──wqe_rec──> completer ──req_ctl──> requester
  *   top rq_db ──> responder            top cq_db ──> cq_writer
  *   requester ──tx desc+pay──> tx_arb <──tx desc+pay── responder
@@ -170,7 +171,32 @@ enum {
     NIC_CMD_REG_MR = 8,     /* num = key; mr attributes */
     NIC_CMD_DEREG_MR = 9,
     NIC_CMD_QUIESCE_QP = 10,/* arg.quiesce: stop (1) or restart (0) the QP between packets */
+    /* migration (docs/migration.md): issued by the migration firmware for function fn */
+    NIC_CMD_SUSPEND_FN = 11,/* level = NIC_SUSPEND_*; answered once the function has stopped */
+    NIC_CMD_CTX_READ = 12,  /* num = row within fn; ctx_sect, ctx_word -> resp.ctx_data */
+    NIC_CMD_CTX_WRITE = 13, /* num, ctx_sect, ctx_word, ctx_data; only while fn is PASSIVE */
+    NIC_CMD_THROTTLE = 14,  /* rate: host-memory write budget, bytes per 1024 cycles; 0 = off */
 };
+/* Suspend levels of a function (docs/migration.md section 2). */
+enum { NIC_SUSPEND_RUN = 0, NIC_SUSPEND_ACTIVE = 1, NIC_SUSPEND_PASSIVE = 2 };
+/* Context sections (docs/migration.md section 3): which block's row a CTX command reaches.
+ * A word is 128 bits; each block's doc gives the layout of its words. */
+enum {
+    NIC_CTX_CTRL_QP = 1,      /* ctrl: QP attributes, valid               (row: QP slot) */
+    NIC_CTX_CTRL_CQ = 2,      /* ctrl: cqn, base, log, valid              (row: CQ slot) */
+    NIC_CTX_CTRL_MR = 3,      /* ctrl: key, pd, base, len, access, valid  (row: MR slot) */
+    NIC_CTX_REQ_QP = 4,       /* requester: send position                 (row: QP slot) */
+    NIC_CTX_COMP_QP = 5,      /* completer: retry state, READ offset       (row: QP slot) */
+    NIC_CTX_RESP_QP = 6,      /* responder: receive position, open message (row: QP slot) */
+    NIC_CTX_RESP_ATOM = 7,    /* responder: replay slot = word             (row: QP slot) */
+    NIC_CTX_CQW_CQ = 8,       /* cq_writer: pi, ci, arm, error             (row: CQ slot) */
+    NIC_CTX_FN = 9,           /* rx_dispatch: the function's MAC and IPv4  (row 0) */
+    NIC_CTX_DIRTY = 10,       /* read-and-clear dirty-row bits of the function; num = owner
+                                 section (NIC_CTX_*), word 0: bits 0..127 of the rows */
+};
+/* Which transmit source a migration marker came from (nic_event_t.detail of NIC_EV_MIG_MARK
+ * raised by roce_tx; roce_hdr_t.mig_mark). */
+enum { NIC_MARK_SRC_REQ = 1, NIC_MARK_SRC_RESP = 2 };
 enum { /* QP states (values of enum ibv_qp_state) */
     NIC_QPS_RESET = 0, NIC_QPS_INIT = 1, NIC_QPS_RTR = 2, NIC_QPS_RTS = 3,
     NIC_QPS_SQD = 4, NIC_QPS_SQE = 5, NIC_QPS_ERR = 6,
@@ -254,6 +280,11 @@ typedef struct {
     uint64_t mac;             /* SET_FN */
     uint32_t ip;              /* SET_FN */
     bool quiesce;             /* QUIESCE_QP */
+    hls_uint(2) level;        /* SUSPEND_FN: NIC_SUSPEND_* */
+    uint8_t ctx_sect;         /* CTX_READ / CTX_WRITE: NIC_CTX_* */
+    uint8_t ctx_word;         /* CTX_READ / CTX_WRITE: 128-bit word of the row */
+    hls_u128 ctx_data;        /* CTX_WRITE */
+    uint32_t rate;            /* THROTTLE */
 } nic_cmd_t;
 
 enum {
@@ -296,11 +327,16 @@ enum {
     NIC_CMD_F_PORT = 27,         /* not 1 */
     NIC_CMD_F_MAX_RD_ATOMIC = 28,      /* > NIC_MAX_RD_ATOMIC */
     NIC_CMD_F_MAX_DEST_RD_ATOMIC = 29, /* > NIC_MAX_DEST_RD_ATOMIC */
+    NIC_CMD_F_LEVEL = 30,        /* SUSPEND_FN: unknown level, or not reachable from the
+                                    function's level (ESTATE); CTX_WRITE while not PASSIVE */
+    NIC_CMD_F_SECT = 31,         /* CTX_*: unknown section */
+    NIC_CMD_F_WORD = 32,         /* CTX_*: word beyond the section's row */
 };
 typedef struct {
     uint8_t status;           /* NIC_CMD_OK or error */
     uint8_t bad_field;        /* which argument was wrong (NIC_CMD_F_*) */
     nic_qp_attr_t qp;         /* QUERY_QP */
+    hls_u128 ctx_data;        /* CTX_READ */
 } nic_cmd_resp_t;
 
 /* ---- configuration fan-out (ctrl -> blocks) ------------------------------------------- */
@@ -312,6 +348,10 @@ enum {
     NIC_CFG_MR = 3,           /* mr row: key, pd, base, len, access, valid */
     NIC_CFG_FN = 4,           /* fn: mac, ip */
     NIC_CFG_QUIESCE = 5,      /* qp row: quiesce */
+    NIC_CFG_SUSPEND = 6,      /* fn: level (docs/migration.md: stop, then send markers) */
+    NIC_CFG_CTX = 7,          /* fn, row (qp / cq / mr: the absolute row), ctx_*: read, or
+                                 write when ctx_write; the owner answers NIC_EV_CTX */
+    NIC_CFG_THROTTLE = 8,     /* fn: rate (bytes per 1024 cycles, 0 = off) */
 };
 typedef struct {
     uint8_t kind;             /* NIC_CFG_* */
@@ -321,7 +361,8 @@ typedef struct {
     nic_qp_attr_t attr;
     nic_cq_t cq;
     nic_mr_t mr;
-    uint32_t key;             /* NIC_CFG_MR: the key; NIC_CFG_CQ: the cqn */
+    uint32_t key;             /* NIC_CFG_MR: the key; NIC_CFG_CQ: the cqn; NIC_CFG_CTX of
+                                 NIC_CTX_DIRTY: the section whose dirty bits are asked */
     uint64_t base;
     uint64_t len;
     hls_uint(5) log;
@@ -331,6 +372,12 @@ typedef struct {
     uint64_t mac;
     uint32_t ip;
     bool quiesce;
+    hls_uint(2) level;        /* NIC_CFG_SUSPEND */
+    bool ctx_write;           /* NIC_CFG_CTX */
+    uint8_t ctx_sect;
+    uint8_t ctx_word;
+    hls_u128 ctx_data;
+    uint32_t rate;            /* NIC_CFG_THROTTLE */
 } nic_cfg_t;
 
 /* ---- datapath events (blocks -> ctrl -> host) ---------------------------------------- */
@@ -342,6 +389,10 @@ enum {
                                  qp = row, cq = send CQ, detail 0) */
     NIC_EV_CQ_COMP = 5,       /* completion event of an armed CQ (cq = row; qp, detail = 0):
                                  cq_writer, after the CQE's write (nic_db_t.arm) */
+    NIC_EV_CTX = 6,           /* answer to NIC_CFG_CTX: fn, data (the word read; a write
+                                 answers with the word written) */
+    NIC_EV_MIG_MARK = 7,      /* fn's migration marker reached ctrl (docs/migration.md);
+                                 roce_tx: detail = NIC_MARK_SRC_* */
 };
 typedef struct {
     uint8_t kind;             /* NIC_EV_* */
@@ -351,6 +402,8 @@ typedef struct {
     bool in_cqe;              /* NIC_EV_QP_ERR: an error CQE already reports it (the completer's
                                  errors, a responder error that ended a receive WQE); the host
                                  then raises no affiliated async event (IB 11.6.3) */
+    nic_fn_t fn;              /* NIC_EV_CTX, NIC_EV_MIG_MARK */
+    hls_u128 data;            /* NIC_EV_CTX */
 } nic_event_t;
 
 /* ---- doorbells (host MMIO -> requester / responder / cq_writer) --------------------- */
@@ -392,11 +445,15 @@ typedef struct {
  * NIC_SQD_MARK_LEAVE, which cancels an event not yet raised. Markers travel in the record
  * stream, so they cannot overtake a record nor be overtaken by one. */
 enum { NIC_SQD_MARK_ENTER = 1, NIC_SQD_MARK_LEAVE = 2 };
+/* sqd_mark = NIC_MIG_MARK: the migration marker of function qp >> NIC_QP_SLOT_BITS
+ * (docs/migration.md): nothing of that function follows it until it leaves PASSIVE. */
+enum { NIC_MIG_MARK = 3 };
 
 enum {
     NIC_REQ_RETIRED = 1,      /* every WQE before wqe_index is retired (frees outstanding slots) */
     NIC_REQ_REWIND = 2,       /* go back: restart at WQE wqe_index with PSN psn */
     NIC_REQ_STOP = 3,         /* QP failed: stop sending, flush what is left */
+    NIC_REQ_MIG_MARK = 4,     /* migration marker of function qp >> NIC_QP_SLOT_BITS */
 };
 typedef struct {
     uint8_t kind;             /* NIC_REQ_* */
@@ -411,6 +468,7 @@ typedef struct {
 typedef struct {
     roce_hdr_t hdr;
     nic_fn_t fn;
+    bool mig_mark;            /* no packet, no payload beats: fn's migration marker */
 } nic_rx_pkt_t;
 
 /* ---- completions (responder / completer -> cq_writer) -------------------------------- */
@@ -418,6 +476,7 @@ typedef struct {
     nic_cq_t cq;
     bool solicited;           /* receive CQE of a SEND / WRITE_IMM whose last packet had BTH SE */
     nic_cqe_t cqe;            /* owner is filled in by cq_writer */
+    bool mig_mark;            /* no CQE: the migration marker of function cq >> NIC_QP_SLOT_BITS */
 } nic_cqe_req_t;
 
 #endif /* NIC_IF_H */

@@ -108,6 +108,10 @@ typedef struct {
     uint32_t imm;
     /* payload bytes (without pad and ICRC); at most 9000 with a jumbo MTU */
     hls_uint(14) payload_len;
+    /* inside the NIC only, never on the wire: not 0 = no packet, a migration marker on the
+     * transmit path (NIC_MARK_SRC_* of nic_if.h) of function mig_fn; roce_rx sets 0 */
+    uint8_t mig_mark;
+    uint8_t mig_fn;
 } roce_hdr_t;
 
 /* RX status of one frame. Checks run in this order, the first failing one wins:

@@ -3,19 +3,28 @@
  *
  * in:  rx_desc  roce_rx's descriptor, one per frame, AFTER the frame's payload beats
  *      rx_pay   roce_rx's payload: ceil(payload_len/64) beats per frame, none when 0
- *      cfg      ctrl's configuration fan-out; only NIC_CFG_FN rows are used here
+ *      cfg      ctrl's configuration fan-out: NIC_CFG_FN (addresses), NIC_CFG_SUSPEND (the
+ *               per-function gate), NIC_CFG_CTX (NIC_CTX_FN); other kinds are ignored
  * out: req_pkt  + req_pay    request packets (SEND*, RDMA_WRITE*, READ_REQUEST, atomics)
  *      resp_pkt + resp_pay   response packets (READ_RESPONSE*, ACKNOWLEDGE, ATOMIC_ACK)
- *      counters  to_responder, to_completer, dropped_bad, dropped_addr, dropped_len
+ *      ev       NIC_EV_CTX answers to ctrl
+ *      counters  to_responder, to_completer, dropped_bad, dropped_addr, dropped_len,
+ *                dropped_mig
  *
  * roce_rx sends payload before it knows whether the frame is good, so payload beats are
  * stored in a 128-beat ring (two 4096-byte frames) and released only when the descriptor
  * says so: a packet's nic_rx_pkt_t first, then its beats replayed from the ring. A frame
  * that is bad, for no configured function, or longer than 4096 bytes is dropped by
  * moving the ring's read pointer past its beats. Reception of the next frame continues
- * while one is being forwarded. */
+ * while one is being forwarded.
+ *
+ * Migration (docs/migration.md): a function in PASSIVE has its gate closed: its packets are
+ * dropped and counted (dropped_mig). Entering PASSIVE queues the function's marker for both
+ * packet outputs; the forwarder sends it from IDLE, so it follows the last packet (and its
+ * beats) that passed the gate. */
 #include "hls.h"
 #include "nic_if.h"
+#include "nic_ctx.h"
 
 #define RXD_RING_BITS 7
 #define RXD_RING (1 << RXD_RING_BITS)  /* beats in the payload ring */
@@ -29,6 +38,7 @@ typedef struct {
     bool req_pay_ready;
     bool resp_pkt_ready;
     bool resp_pay_ready;
+    bool ev_ready;
 } rx_dispatch_in;
 
 typedef struct {
@@ -44,6 +54,8 @@ typedef struct {
     uint32_t dropped_bad;   /* roce_rx status != OK (or an opcode no RC block takes) */
     uint32_t dropped_addr;  /* destination IP/MAC of no configured function */
     uint32_t dropped_len;   /* payload over 4096 bytes */
+    uint32_t dropped_mig;   /* for a function whose gate is closed (PASSIVE) */
+    HLS_STREAM(nic_event_t) ev;
 } rx_dispatch_out;
 
 /* One PCIe function's addresses (NIC_CMD_SET_FN via NIC_CFG_FN). */
@@ -53,7 +65,7 @@ typedef struct {
     uint32_t ip;
 } rxd_fn_t;
 
-enum { RXD_IDLE = 0, RXD_PKT = 1, RXD_BEATS = 2 };
+enum { RXD_IDLE = 0, RXD_PKT = 1, RXD_BEATS = 2, RXD_MARK = 3 };
 
 typedef struct {
     HLS_MEM(hls_u512, RXD_RING) ring;  /* payload bytes only: bytes/last follow from the length */
@@ -70,8 +82,19 @@ typedef struct {
     nic_rx_pkt_t pkt;
     uint8_t beats;                     /* its payload beats, 0..64 */
     uint8_t sent;                      /* beats already sent */
-    uint32_t cnt_req, cnt_resp, cnt_bad, cnt_addr, cnt_len;
+    uint32_t cnt_req, cnt_resp, cnt_bad, cnt_addr, cnt_len, cnt_mig;
+    /* migration, one bit per function: gate closed; markers still to send per output */
+    hls_uint(NIC_FNS) passive, mark_req, mark_resp;
+    nic_fn_t mark_fn;                  /* RXD_MARK: the function whose marker is offered */
+    bool mark_to_req, mark_to_resp;    /* RXD_MARK: outputs that have not taken it yet */
+    bool ev_valid;                     /* a NIC_EV_CTX answer offered on ev */
+    nic_event_t ev;
 } rx_dispatch_state;
+
+/* The function's NIC_CTX_FN word (nic_ctx.h). */
+HLS_INLINE hls_u128 fn_word(const rxd_fn_t *f) {
+    return (hls_u128)f->mac | ((hls_u128)f->ip << NIC_CTX_FN_IP) | ((hls_u128)f->valid << NIC_CTX_FN_VALID);
+}
 
 /* Request opcodes go to the responder, response opcodes to the completer (IBTA vol. 1
  * table 38; rxe_rcv: pkt->mask & RXE_REQ_MASK picks rxe_resp vs rxe_comp). */
@@ -88,14 +111,44 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
     out->dropped_bad = st->cnt_bad;
     out->dropped_addr = st->cnt_addr;
     out->dropped_len = st->cnt_len;
+    out->dropped_mig = st->cnt_mig;
 
-    /* ---- configuration: a function's MAC and IP (valid = 0 removes it) ---- */
-    out->cfg_ready = true;
-    if (in->cfg.valid && in->cfg.data.kind == NIC_CFG_FN) {
-        rxd_fn_t *f = &st->fn[in->cfg.data.fn];
-        f->valid = in->cfg.data.valid;
-        f->mac = in->cfg.data.mac & 0xFFFFFFFFFFFFull;
-        f->ip = in->cfg.data.ip;
+    /* ---- the context answer ---- */
+    out->ev.valid = st->ev_valid;
+    out->ev.data = st->ev;
+    if (in->ev_ready) st->ev_valid = false;
+
+    /* ---- configuration: a function's MAC and IP (valid = 0 removes it), its gate, its
+     * context word; held while an answer waits, so no answer is ever overwritten ---- */
+    out->cfg_ready = !st->ev_valid;
+    if (in->cfg.valid && out->cfg_ready) {
+        const nic_cfg_t *c = &in->cfg.data;
+        rxd_fn_t *f = &st->fn[c->fn];
+        unsigned b = 1u << (unsigned)c->fn;
+        if (c->kind == NIC_CFG_FN) {
+            f->valid = c->valid;
+            f->mac = c->mac & 0xFFFFFFFFFFFFull;
+            f->ip = c->ip;
+        } else if (c->kind == NIC_CFG_SUSPEND) {
+            bool enter = c->level == NIC_SUSPEND_PASSIVE && !(st->passive & b);
+            st->passive = (hls_uint(NIC_FNS))(c->level == NIC_SUSPEND_PASSIVE ? st->passive | b : st->passive & ~b);
+            if (enter) {
+                st->mark_req |= (hls_uint(NIC_FNS))b;
+                st->mark_resp |= (hls_uint(NIC_FNS))b;
+            }
+        } else if (c->kind == NIC_CFG_CTX) {
+            /* NIC_CTX_FN, word 0 (ctrl checked section, word and row) */
+            if (c->ctx_write) {
+                f->mac = (uint64_t)c->ctx_data & 0xFFFFFFFFFFFFull;
+                f->ip = (uint32_t)(c->ctx_data >> NIC_CTX_FN_IP);
+                f->valid = (c->ctx_data >> NIC_CTX_FN_VALID) & 1;
+            }
+            st->ev = (nic_event_t){0};
+            st->ev.kind = NIC_EV_CTX;
+            st->ev.fn = c->fn;
+            st->ev.data = c->ctx_write ? c->ctx_data : fn_word(f);
+            st->ev_valid = true;
+        }
     }
 
     /* ---- reception: store payload beats in the ring ---- */
@@ -120,6 +173,19 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
     /* ---- forwarding ---- */
     switch (st->phase) {
     case RXD_IDLE: {
+        /* a marker waits: it goes before any later packet */
+        if ((st->mark_req | st->mark_resp) != 0) {
+            unsigned pend = st->mark_req | st->mark_resp;
+            nic_fn_t f = (nic_fn_t)__builtin_ctz(pend);
+            unsigned b = 1u << (unsigned)f;
+            st->mark_fn = f;
+            st->mark_to_req = (st->mark_req & b) != 0;
+            st->mark_to_resp = (st->mark_resp & b) != 0;
+            st->mark_req &= (hls_uint(NIC_FNS))~b;
+            st->mark_resp &= (hls_uint(NIC_FNS))~b;
+            st->phase = RXD_MARK;
+            break;
+        }
         /* A descriptor is taken once all of its frame's beats are in the ring (its FIFO
          * may run ahead of the payload FIFO). */
         const roce_hdr_t *h = &in->rx_desc.data.hdr;
@@ -147,6 +213,8 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
             st->cnt_len++;
         } else if (!found) {
             st->cnt_addr++;
+        } else if ((st->passive >> (unsigned)fn) & 1) {
+            st->cnt_mig++;   /* PASSIVE: the peer resends after the migration */
         } else {
             st->phase = RXD_PKT;
             st->to_resp = resp;
@@ -170,6 +238,21 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
         st->phase = st->beats ? RXD_BEATS : RXD_IDLE;
         if (st->to_resp) st->cnt_resp++;
         else st->cnt_req++;
+        break;
+    }
+    case RXD_MARK: {
+        nic_rx_pkt_t m = {0};
+        m.fn = st->mark_fn;
+        m.mig_mark = true;
+        out->req_pkt.valid = st->mark_to_req;
+        out->resp_pkt.valid = st->mark_to_resp;
+        out->req_pkt.data = m;
+        out->resp_pkt.data = m;
+        bool to_req = st->mark_to_req && !in->req_pkt_ready;
+        bool to_resp = st->mark_to_resp && !in->resp_pkt_ready;
+        st->mark_to_req = to_req;
+        st->mark_to_resp = to_resp;
+        if (!to_req && !to_resp) st->phase = RXD_IDLE;
         break;
     }
     default: { /* RXD_BEATS: ring data of beat `sent` is in hls_mem_rdata */

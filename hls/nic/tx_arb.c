@@ -10,7 +10,8 @@
  * descriptor and all of its payload beats have passed, so the descriptor stream and the
  * payload stream out of the arbiter hold the packets in the same order (roce_tx takes the
  * descriptor only in the frame's tail cycle, and a FIFO may sit between us). The grant
- * alternates when both sources wait. Streams pass through combinationally; the FIFOs of
+ * alternates when both sources wait. A migration marker descriptor (mig_mark != 0) passes
+ * like a packet with no payload beats, in its source's order. Streams pass through combinationally; the FIFOs of
  * the composition cut the paths. */
 #include "hls.h"
 #include "nic_if.h"
@@ -56,7 +57,8 @@ HLS_TOP void tx_arb(const tx_arb_in *in, tx_arb_out *out, tx_arb_state *st) {
         const roce_hdr_t *d = gb ? &in->b_desc.data : &in->a_desc.data;
         busy = true;
         desc_done = false;
-        beats_left = (uint16_t)(((unsigned)d->payload_len + 63) >> 6);
+        /* a migration marker (docs/migration.md) is a packet without payload beats */
+        beats_left = d->mig_mark ? 0 : (uint16_t)(((unsigned)d->payload_len + 63) >> 6);
     }
 
     /* forward the granted source */

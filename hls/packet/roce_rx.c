@@ -104,7 +104,7 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
 /* Every header field from the first two beats. */
 HLS_INLINE roce_hdr_t parse_headers(hls_u512 b0, hls_u512 b1, hls_uint(14) plen) {
     roce_hdr_bits w = ((roce_hdr_bits)b1 << 512) | b0;
-    roce_hdr_t d = {0};
+    roce_hdr_t d = {0};   /* mig_mark stays 0: a received frame is never a migration marker */
     d.dst_mac = hb_be(w, 0, 6);
     d.src_mac = hb_be(w, 6, 6);
     d.dscp = (hls_uint(6))(hb_byte(w, 15) >> 2);

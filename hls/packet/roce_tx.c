@@ -4,6 +4,9 @@
  *      pay   the payload, ceil(payload_len/64) beats of 64 bytes, the last one short,
  *            `last` on the final beat; no beats at all when payload_len == 0
  * out: frame Ethernet frame beats: headers, payload, pad, ICRC
+ *      ev    NIC_EV_MIG_MARK to ctrl: a descriptor with mig_mark != 0 is a migration marker
+ *            (docs/migration.md), not a packet: it sends no frame and becomes this event
+ *            (fn = mig_fn, detail = mig_mark, the transmit source)
  *
  * Method: every cycle at most one "chunk" of up to 64 bytes is appended to a byte
  * packer (acc: 0..63 bytes not yet sent). Chunks are, in order: header beat 0 (the
@@ -18,17 +21,20 @@
 #include "hls.h"
 #include "nic_types.h"
 #include "roce_common.h"
+#include "nic_if.h"
 
 typedef struct {
     HLS_STREAM(roce_hdr_t) desc;
     HLS_STREAM(nic_beat_t) pay;
     bool frame_ready;
+    bool ev_ready;
 } roce_tx_in;
 
 typedef struct {
     bool desc_ready;
     bool pay_ready;
     HLS_STREAM(nic_beat_t) frame;
+    HLS_STREAM(nic_event_t) ev;
     uint32_t frames_sent;       /* counter, mirrored from state */
 } roce_tx_out;
 
@@ -122,6 +128,17 @@ HLS_TOP void roce_tx(const roce_tx_in *in, roce_tx_out *out, roce_tx_state *st) 
     unsigned pad = pad_of((unsigned)in->desc.data.payload_len);
     bool has_payload = in->desc.data.payload_len != 0;
 
+    /* a marker between frames: the event instead of a frame, taken when ctrl's FIFO is */
+    bool marker = st->phase == TX_HDR0 && in->desc.valid && in->desc.data.mig_mark != 0;
+    out->ev.valid = marker;
+    out->ev.data.kind = NIC_EV_MIG_MARK;
+    out->ev.data.fn = (nic_fn_t)in->desc.data.mig_fn;
+    out->ev.data.detail = in->desc.data.mig_mark;
+    if (marker) {
+        out->desc_ready = in->ev_ready;
+        return;
+    }
+
     /* ---- the chunk appended this cycle ---- */
     bool have = false;          /* a chunk is available */
     hls_u512 chunk = 0;         /* its bytes, zero above n */
@@ -132,7 +149,7 @@ HLS_TOP void roce_tx(const roce_tx_in *in, roce_tx_out *out, roce_tx_state *st) 
     uint32_t crc_in = st->crc;
     switch ((unsigned)st->phase) {
     case TX_HDR0:
-        have = in->desc.valid;
+        have = in->desc.valid && !marker;
         chunk = (hls_u512)hdr;
         n = hlen < 64 ? hlen : 64;
         crc_view = chunk | icrc_beat0_mask();

@@ -2,7 +2,9 @@
  * the CQ rings byte for byte: CQE layout, owner bit per pass, round-robin, doorbells,
  * overrun (one event, drops counted), CQEs for absent CQs, CQ arm and completion events
  * (ibv_req_notify_cq: next / solicited), and a long run in which a host model polls owner
- * bits, re-arms and rings doorbells past the 16-bit consumer-index wrap. */
+ * bits, re-arms and rings doorbells past the 16-bit consumer-index wrap; migration: markers
+ * (every CQE ahead of both written before the event, none of a PASSIVE function after), the
+ * context port's NIC_CTX_CQW_CQ words and dirty bits. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -330,6 +332,89 @@ static void test_arm(void) {
     tb_end(); tb_free(&tb);
 }
 
+static void send_kind(tb_t *tb, nic_cfg_t c) { tb->cfg = c; tb->cfg_v = true; settle(tb); }
+static void push_mark(cqe_q *q, unsigned fn) {
+    q->q[q->t % QLEN] = (nic_cqe_req_t){.cq = (nic_cq_t)(fn << 4), .mig_mark = true}; q->t++;
+}
+static void run_for(tb_t *tb, unsigned n) { for (unsigned i = 0; i < n; i++) step(tb); hostmem_flush(tb->m); }
+
+static void test_mig_marker(void) {
+    tb_begin("cq_writer: PASSIVE: CQEs ahead of both markers written before NIC_EV_MIG_MARK, none after, others unaffected");
+    tb_t tb; tb_init(&tb, 9);
+    tb.dma_stall_pct = 40; tb.ev_stall_pct = 30;
+    const uint64_t b1 = 0x200000, b2 = 0x300000;
+    hostmem_guard_fill(tb.m, b1 - 256, 32 * 8 + 512, 3);
+    hostmem_guard_target(tb.m, b1, 32 * 8);
+    send_cfg(&tb, 16 + 2, 2, b1, 3, true);
+    send_cfg(&tb, 32 + 3, 3, b2, 3, true);
+    send_kind(&tb, (nic_cfg_t){.kind = NIC_CFG_SUSPEND, .fn = 1, .level = NIC_SUSPEND_PASSIVE});
+    push(&tb.resp, 16 + 2, ok_cqe(0)); push(&tb.resp, 32 + 3, ok_cqe(1)); push_mark(&tb.resp, 1);
+    push(&tb.resp, 32 + 3, ok_cqe(2));                        /* another function: still written */
+    push(&tb.comp, 16 + 2, ok_cqe(3)); push_mark(&tb.comp, 1);
+    push(&tb.comp, 16 + 2, ok_cqe(4));                        /* behind the marker: must wait */
+    run_for(&tb, 3000);
+    CHECK(tb.nev == 1 && tb.evs[0].kind == NIC_EV_MIG_MARK && tb.evs[0].fn == 1, "events %u kind %u", tb.nev, tb.evs[0].kind);
+    CHECK(tb.ev_written[0] >= 3, "marker event before the CQEs ahead of it were written (%u)", tb.ev_written[0]);
+    CHECK(check_slot(&tb, b1, 3, 0, ok_cqe(0)) && check_slot(&tb, b1, 3, 1, ok_cqe(3)), "fn 1 CQEs ahead of the markers");
+    CHECK(check_slot(&tb, b2, 3, 0, ok_cqe(1)) && check_slot(&tb, b2, 3, 1, ok_cqe(2)), "fn 2 CQEs");
+    CHECK(tb.st.cqes_written == 4 && tb.comp.t - tb.comp.h == 1, "written %u, held %u", tb.st.cqes_written, tb.comp.t - tb.comp.h);
+    CHECK(hostmem_guard_check(tb.m, NULL, 0) == 0, "a CQE of the PASSIVE function was written: %s", hostmem_guard_first(tb.m));
+    /* leaving PASSIVE: the held CQE is written, nothing was lost */
+    send_kind(&tb, (nic_cfg_t){.kind = NIC_CFG_SUSPEND, .fn = 1, .level = NIC_SUSPEND_ACTIVE});
+    settle(&tb);
+    CHECK(check_slot(&tb, b1, 3, 2, ok_cqe(4)) && tb.st.cqes_written == 5 && tb.nev == 1, "held CQE after resume");
+    tb_end(); tb_free(&tb);
+}
+
+static hls_u128 ctx_rw(tb_t *tb, bool wr, unsigned sect, nic_cq_t row, unsigned w, hls_u128 d) {
+    unsigned n0 = tb->nev = 0;   /* the event log holds 8 */
+    send_kind(tb, (nic_cfg_t){.kind = NIC_CFG_CTX, .fn = (nic_fn_t)(row >> 4), .cq = row, .ctx_write = wr,
+                              .ctx_sect = (uint8_t)sect, .ctx_word = (uint8_t)w, .ctx_data = d});
+    settle(tb);
+    return tb->nev == n0 + 1 && tb->evs[n0].kind == NIC_EV_CTX && tb->evs[n0].fn == row >> 4 ? tb->evs[n0].data : (hls_u128)0xbad;
+}
+static uint64_t fld(hls_u128 w0, hls_u128 w1, unsigned bit, unsigned width) {
+    hls_u128 w = bit >= 128 ? w1 : w0;
+    uint64_t v = (uint64_t)(w >> (bit % 128));
+    return width >= 64 ? v : v & ((1ull << width) - 1);
+}
+
+static void test_ctx(void) {
+    tb_begin("cq_writer: NIC_CTX_CQW_CQ read/write (pi, ci, arm, err and the ring), load into another row, dirty bits");
+    tb_t tb; tb_init(&tb, 10);
+    const uint64_t base = 0x400000, b3 = 0x500000;
+    send_cfg(&tb, 16 + 6, 0x36, base, 2, true);
+    for (uint32_t i = 0; i < 5; i++) push(&tb.resp, 16 + 6, ok_cqe(i));
+    ring(&tb, 1, 0x36, 0);   /* nothing consumed: the 5th overruns a 4-entry ring */
+    settle(&tb);
+    ring_arm(&tb, 1, 0x36, 3, NIC_ARM_NEXT);
+    tb.nev = 0;
+    CHECK(ctx_rw(&tb, false, NIC_CTX_DIRTY, 16, 0, 0) == 1u << 6, "dirty bit of slot 6");
+    CHECK(ctx_rw(&tb, false, NIC_CTX_DIRTY, 16, 0, 0) == 0, "dirty cleared by the read");
+    hls_u128 w0 = ctx_rw(&tb, false, NIC_CTX_CQW_CQ, 16 + 6, 0, 0), w1 = ctx_rw(&tb, false, NIC_CTX_CQW_CQ, 16 + 6, 1, 0);
+    CHECK(fld(w0, w1, NIC_CTX_CQW_BASE, 64) == base && fld(w0, w1, NIC_CTX_CQW_PI, 32) == 4 &&
+          fld(w0, w1, NIC_CTX_CQW_CQN, 32) == 0x36 && fld(w0, w1, NIC_CTX_CQW_CI, 16) == 3 &&
+          fld(w0, w1, NIC_CTX_CQW_LOG, 8) == 2 && fld(w0, w1, NIC_CTX_CQW_VALID, 8) == 1 &&
+          fld(w0, w1, NIC_CTX_CQW_ERR, 8) == 1 && fld(w0, w1, NIC_CTX_CQW_ARM, 8) == NIC_ARM_NEXT, "row words");
+    CHECK(ctx_rw(&tb, false, NIC_CTX_DIRTY, 16, 0, 0) == 0, "a context read dirtied the row");
+    /* load a live (no error) copy into fn 3 slot 6 with its own base: the next CQE lands at pi */
+    hls_u128 n0 = (w0 & ~(hls_u128)0xFFFFFFFFFFFFFFFFull) | b3, n1 = w1 & ~((hls_u128)0xFF << (NIC_CTX_CQW_ERR - 128));
+    n1 &= ~((hls_u128)0xFF << (NIC_CTX_CQW_ARM - 128));
+    CHECK(ctx_rw(&tb, true, NIC_CTX_CQW_CQ, 48 + 6, 0, n0) == n0 && ctx_rw(&tb, true, NIC_CTX_CQW_CQ, 48 + 6, 1, n1) == n1,
+          "writes answer with the word written");
+    CHECK(ctx_rw(&tb, false, NIC_CTX_CQW_CQ, 48 + 6, 0, 0) == n0 && ctx_rw(&tb, false, NIC_CTX_CQW_CQ, 48 + 6, 1, 0) == n1,
+          "read back");
+    CHECK(ctx_rw(&tb, false, NIC_CTX_DIRTY, 48, 0, 0) == 1u << 6 && ctx_rw(&tb, false, NIC_CTX_DIRTY, 16, 0, 0) == 0,
+          "the write dirtied fn 3's row only");
+    push(&tb.comp, 48 + 6, ok_cqe(9));
+    settle(&tb);
+    CHECK(check_slot(&tb, b3, 2, 4, ok_cqe(9)), "CQE after the load: slot pi mod 4, second-pass owner");
+    ring(&tb, 3, 0x36, 5);
+    w1 = ctx_rw(&tb, false, NIC_CTX_CQW_CQ, 48 + 6, 1, 0);
+    CHECK(fld(0, w1, NIC_CTX_CQW_CI, 16) == 5, "doorbell on the loaded row");
+    tb_end(); tb_free(&tb);
+}
+
 int main(void) {
     test_layout_rr();
     test_wrap_owner();
@@ -337,5 +422,7 @@ int main(void) {
     test_invalid();
     test_arm();
     test_long_run();
+    test_mig_marker();
+    test_ctx();
     return tb_exit();
 }
