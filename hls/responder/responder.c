@@ -1,10 +1,13 @@
 /* responder — the RC responder of the NIC (docs/responder.md).
  *
- * Serves one thing at a time from IDLE: a cfg row, an RQ doorbell, or a request packet.
- * The QP row it serves is read into a register (ctx) in the first cycle, worked on, and
- * written back in the last cycle (RSP_FIN -> IDLE), so the next IDLE read of the same row
+ * Serves one thing at a time from IDLE: a cfg row, an RQ doorbell, a request packet, or one
+ * unit of a QP's background work (one READ RESPONSE packet, one flushed RQ WQE). The QP's
+ * rows (qpc, rdq) are read into registers (ctx, rq) in the first cycle, worked on, and
+ * written back in the last cycle (write_back -> IDLE), so the next IDLE read of the same row
  * sees it (memories are read-first: the write lands at the edge, the read comes a cycle
  * later). Per cycle the FSM does at most one read of each table, one DMA request or one beat.
+ * Because a READ response is per-packet work whose position is in the rdq row, the QPs'
+ * responses interleave packet by packet and a quiesced QP stops at a packet boundary.
  *
  * Protocol: IBTA vol. 1 9.7.4 (responder) / 9.7.5 (ACK/NAK), as Linux rxe_resp.c does it:
  * PSN check, opcode sequence, MTU length rules, RNR, rkey/PD/range/access, then execute. */
@@ -30,6 +33,21 @@ HLS_INLINE bool state_accepts(uint8_t s) {
     return s == NIC_QPS_RTR || s == NIC_QPS_RTS || s == NIC_QPS_SQD || s == NIC_QPS_SQE;
 }
 
+HLS_INLINE bool bit_of(uint64_t b, nic_qp_t q) { return ((b >> (unsigned)q) & 1) != 0; }
+
+HLS_INLINE uint64_t bit_set(uint64_t b, nic_qp_t q, bool v) {
+    uint64_t m = (uint64_t)1 << (unsigned)q;
+    return v ? (b | m) : (b & ~m);
+}
+
+/* Round robin: the first set bit of b after `last`, else the first set bit (b != 0). A
+ * mask and two priority encoders, no rotation. */
+HLS_INLINE nic_qp_t pick_after(uint64_t b, nic_qp_t last) {
+    uint64_t later = b & ~(((uint64_t)2 << (unsigned)last) - 1);
+    uint64_t from = later != 0 ? later : b;
+    return (nic_qp_t)__builtin_ctzll(from | ((uint64_t)1 << 63));
+}
+
 /* Address of RQ WQE rq_head in the ring of 2^rq_log 32-byte entries. */
 HLS_INLINE uint64_t rq_wqe_addr(const rsp_qpc_t *c) {
     uint32_t mask = c->rq_log >= 16 ? 0xFFFFu : ((uint32_t)1 << c->rq_log) - 1;
@@ -47,12 +65,13 @@ HLS_INLINE bool mr_allows(const rsp_mr_t *m, uint32_t pd, uint8_t qp_acc, uint64
     return off <= m->len && (uint64_t)len <= m->len - off;
 }
 
-/* A response packet to the peer of the QP in ctx, from the packet's function. */
+/* A response packet to the peer of the QP in ctx, from the QP's function. */
 HLS_INLINE roce_hdr_t base_desc(const responder_state *st, uint8_t opcode, hls_u24 psn) {
     roce_hdr_t d = {0};
     d.dst_mac = st->ctx.dst_mac;
-    d.src_mac = st->fn_mac[st->pkt.fn];
-    d.src_ip = st->fn_ip[st->pkt.fn];
+    nic_fn_t fn = (nic_fn_t)((unsigned)st->row >> NIC_QP_SLOT_BITS);
+    d.src_mac = st->fn_mac[fn];
+    d.src_ip = st->fn_ip[fn];
     d.dst_ip = st->ctx.dst_ip;
     d.ttl = 64;
     d.udp_sport = st->ctx.udp_sport;
@@ -95,6 +114,8 @@ HLS_INLINE void fatal(responder_state *st, uint8_t syndrome, uint8_t wc_status) 
         queue_cqe(st, st->ctx.wqe_id, st->ctx.off, NIC_WC_RECV, wc_status, false);
     st->ctx.state = NIC_QPS_ERR;
     st->ctx.open = RSP_OPEN_NONE;
+    st->rq.count = 0; /* READs not yet answered are answered no more */
+    st->rq.started = 0;
     queue_ack(st, syndrome, st->pkt.hdr.psn);
     nic_event_t e = {0};
     e.kind = NIC_EV_QP_ERR;
@@ -107,17 +128,20 @@ HLS_INLINE void fatal(responder_state *st, uint8_t syndrome, uint8_t wc_status) 
     st->discard = true;
 }
 
-/* Set up READ RESPONSE packet rd_psn: up to one MTU of what is left (IB 9.7.5.1.4). */
+/* Set up the next READ RESPONSE packet of the head READ in rq: up to one MTU of what is left
+ * (IB 9.7.5.1.4); FIRST/ONLY unless the head's FIRST is already out. */
 HLS_INLINE void start_rd_pkt(responder_state *st) {
+    unsigned h = st->rq.head & (RSP_RD_SLOTS - 1);
     uint32_t mtu = (uint32_t)1 << mtu_shift(st->ctx.pmtu);
-    bool end = st->rd_rem <= mtu;
-    uint32_t n = end ? st->rd_rem : mtu;
-    uint8_t op = st->rd_first ? (end ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_READ_RESPONSE_FIRST)
-                              : (end ? ROCE_OP_READ_RESPONSE_LAST : ROCE_OP_READ_RESPONSE_MIDDLE);
-    roce_hdr_t d = base_desc(st, op, st->rd_psn);
+    uint32_t rem = st->rq.len[h];
+    bool end = rem <= mtu;
+    uint32_t n = end ? rem : mtu;
+    uint8_t op = !st->rq.started ? (end ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_READ_RESPONSE_FIRST)
+                                 : (end ? ROCE_OP_READ_RESPONSE_LAST : ROCE_OP_READ_RESPONSE_MIDDLE);
+    roce_hdr_t d = base_desc(st, op, (hls_u24)st->rq.psn[h]);
     if (op != ROCE_OP_READ_RESPONSE_MIDDLE) { /* AETH on FIRST, LAST, ONLY */
         d.aeth_syndrome = AETH_ACK;
-        d.aeth_msn = (hls_u24)st->ctx.msn;
+        d.aeth_msn = (hls_u24)st->rq.msn[h];
     }
     d.payload_len = (hls_uint(14))n;
     st->txd = d;
@@ -127,14 +151,49 @@ HLS_INLINE void start_rd_pkt(responder_state *st) {
     st->phase = RSP_RD;
 }
 
-HLS_INLINE void start_read(responder_state *st, hls_u24 psn) {
-    st->iss_va = st->pkt.hdr.reth_va;
-    st->iss_rem = st->pkt.hdr.reth_len;
+/* A turn of READ work for the QP in ctx/rq: reads are issued from the head's position on. */
+HLS_INLINE void begin_rd_turn(responder_state *st) {
+    unsigned h = st->rq.head & (RSP_RD_SLOTS - 1);
+    st->iss_va = st->rq.va[h];
+    st->iss_rem = st->rq.len[h];
     st->ahead = 0;
-    st->rd_rem = st->pkt.hdr.reth_len;
-    st->rd_psn = psn;
-    st->rd_first = true;
+    st->iss_hold = false;
     start_rd_pkt(st);
+}
+
+/* The packet being sent is out: the head READ's position moves past it, and a READ whose
+ * last packet it was leaves the queue. */
+HLS_INLINE void advance_rd(responder_state *st) {
+    unsigned h = st->rq.head & (RSP_RD_SLOTS - 1);
+    uint32_t rem = st->rq.len[h] - st->rd_n;
+    st->rq.va[h] = st->rq.va[h] + st->rd_n;
+    st->rq.len[h] = rem;
+    st->rq.psn[h] = (st->rq.psn[h] + 1) & PSN_MASK;
+    st->rq.started = 1;
+    if (rem == 0) {
+        st->rq.head = (uint8_t)((h + 1) & (RSP_RD_SLOTS - 1));
+        st->rq.count = (uint8_t)(st->rq.count - 1);
+        st->rq.started = 0;
+    }
+}
+
+/* Put a READ into slot s of rq: answered from va/len with PSNs from psn on, AETH MSN msn. */
+HLS_INLINE void put_read(responder_state *st, unsigned s, hls_u24 psn, uint32_t msn) {
+    st->rq.va[s] = st->pkt.hdr.reth_va;
+    st->rq.len[s] = st->pkt.hdr.reth_len;
+    st->rq.psn[s] = (uint32_t)psn;
+    st->rq.msn[s] = msn;
+}
+
+/* Row write-back at the end of a job (both rows, always: the job may have changed either),
+ * and the QP's scheduling bits from what the rows now say. */
+HLS_INLINE void write_back(responder_state *st) {
+    hls_mem_write(&st->qpc, st->row, st->ctx);
+    hls_mem_write(&st->rdq, st->row, st->rq);
+    bool flush = st->rq.flush && st->ctx.rq_head != st->ctx.rq_tail;
+    st->bg_work = bit_set(st->bg_work, st->row, st->rq.count != 0 || flush);
+    st->quiesced_qps = bit_set(st->quiesced_qps, st->row, st->ctx.quiesced != 0);
+    st->phase = RSP_IDLE;
 }
 
 /* A SEND packet's payload is accepted: advance epsn, complete the message on its last
@@ -181,19 +240,22 @@ HLS_INLINE uint64_t atomic_result(const roce_hdr_t *h, uint64_t orig) {
 }
 
 /* cfg for a QP row: copy the attributes, reset or start the dynamic part on the transitions
- * that define it, start the flush on the way into ERR (IB 10.3.1: posted receive WRs
- * complete with flush error). */
+ * that define it, arm the flush on the way into ERR (IB 10.3.1: posted receive WRs complete
+ * with flush error; the flush is background work, one WQE per turn, so it stops while the
+ * QP is quiesced). */
 HLS_INLINE void apply_cfg(responder_state *st) {
     rsp_qpc_t c = st->qpc.hls_mem_rdata;
+    rsp_rdq_t r = st->rdq.hls_mem_rdata;
     const nic_cfg_t *g = &st->cfg;
     const nic_qp_attr_t *a = &g->attr;
-    bool flush = false;
     if (g->kind == NIC_CFG_QUIESCE) {
         c.quiesced = g->quiesce;
     } else {
         if (a->state == NIC_QPS_RESET || g->prev_state == NIC_QPS_RESET) {
             rsp_qpc_t z = {0};
             c = z;
+            rsp_rdq_t zr = {0};
+            r = zr;
             rsp_atom_t za = {0};
             hls_mem_write(&st->atom, st->row, za); /* a new QP replays nothing */
         }
@@ -215,19 +277,17 @@ HLS_INLINE void apply_cfg(responder_state *st) {
             c.open = RSP_OPEN_NONE;
         }
         if (a->state == NIC_QPS_ERR && g->prev_state != NIC_QPS_ERR) {
-            flush = true;
+            r.flush = 1;
+            r.count = 0; /* no more READ responses in ERR */
+            r.started = 0;
             c.open = RSP_OPEN_NONE;
         }
         c.state = a->state;
+        r.limit = a->max_dest_rd_atomic > RSP_RD_SLOTS ? RSP_RD_SLOTS : a->max_dest_rd_atomic;
     }
     st->ctx = c;
-    if (flush) {
-        st->flushing = true;
-        st->phase = RSP_FL_REQ;
-    } else {
-        hls_mem_write(&st->qpc, st->row, c);
-        st->phase = RSP_IDLE;
-    }
+    st->rq = r;
+    write_back(st);
 }
 
 /* A request packet whose row, MR row and replay row have just been read: PSN check, then
@@ -236,11 +296,13 @@ HLS_INLINE void check_packet(responder_state *st) {
     const rsp_qpc_t c = st->qpc.hls_mem_rdata;
     const rsp_mr_t mr = st->mr.hls_mem_rdata;
     const rsp_atom_t at = st->atom.hls_mem_rdata;
+    const rsp_rdq_t r = st->rdq.hls_mem_rdata;
     const roce_hdr_t *h = &st->pkt.hdr;
     uint8_t op = h->opcode;
     uint8_t ext = roce_ext(op);
     uint32_t plen = (uint32_t)h->payload_len;
     st->ctx = c;
+    st->rq = r;
     st->discard = true;
     st->pay_rem = (uint16_t)plen;
     st->phase = plen ? RSP_PAY : RSP_FIN;
@@ -274,8 +336,26 @@ HLS_INLINE void check_packet(responder_state *st) {
     bool key_ok = !has_key || rlen == 0 || mr_allows(&mr, c.pd, c.access, va, rkey, rlen, acc);
     bool reth_ok = !(ext & ROCE_EXT_RETH) || h->reth_len <= RETH_LEN_MAX;
 
+    /* READs still being answered: responses go out in PSN order (IB 9.5), so anything but a
+     * new or duplicate READ waits (parked, its payload not taken) until they are out */
+    bool rd_busy = r.count != 0;
+    bool park = false;
+
     if (!for_us) {
         st->dropped = st->dropped + 1;
+    } else if (duplicate && is_read) {
+        /* 9.7.5.1.3 (rxe duplicate_request): the requester retries from its first missing
+         * response; the retry replaces whatever READ work is queued (go-back-N resends the
+         * later READs too) and is answered from its PSN, FIRST/ONLY first */
+        if (key_ok && reth_ok) {
+            st->rq.count = 1;
+            st->rq.started = 0;
+            put_read(st, r.head & (RSP_RD_SLOTS - 1), h->psn, c.msn);
+        } else {
+            st->dropped = st->dropped + 1;
+        }
+    } else if (rd_busy && !(is_read && dpsn == 0)) {
+        park = true;
     } else if (future) {
         if (c.nak_pending) {
             st->dropped = st->dropped + 1; /* NAKed once already (9.7.5.1.2) */
@@ -284,10 +364,7 @@ HLS_INLINE void check_packet(responder_state *st) {
             queue_ack(st, AETH_NAK_SEQ, (hls_u24)c.epsn);
         }
     } else if (duplicate) {
-        if (is_read) { /* 9.7.5.1.3: re-execute; responses from the duplicate's PSN */
-            if (key_ok && reth_ok) start_read(st, h->psn);
-            else st->dropped = st->dropped + 1;
-        } else if (is_atomic) { /* answer from the replay cache, never execute twice */
+        if (is_atomic) { /* answer from the replay cache, never execute twice */
             bool hit = false;
             uint64_t orig = 0;
             for (unsigned i = 0; i < RSP_ATOM_SLOTS; i++)
@@ -322,8 +399,14 @@ HLS_INLINE void check_packet(responder_state *st) {
         bool wlen_ok = !is_write || ((last || only) ? plen == wrem : plen <= wrem);
         if (c.open != want_open || !len_ok || !reth_ok) {
             fatal(st, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
+        } else if ((is_read || is_atomic) && r.count >= r.limit) {
+            /* more READ/atomic requests than max_dest_rd_atomic (rxe check_resource):
+             * the peer broke the limit it was given */
+            fatal(st, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
         } else if (need_wqe && c.rq_head == c.rq_tail) { /* 9.7.5.2.8 RNR, epsn stays */
             queue_ack(st, (uint8_t)(AETH_RNR | (c.min_rnr & 0x1F)), h->psn);
+        } else if (!key_ok && rd_busy) {
+            park = true; /* the access NAK goes out after the earlier READs' responses */
         } else if (!key_ok) {
             fatal(st, AETH_NAK_ACC, NIC_WC_REM_ACCESS_ERR);
         } else if ((is_atomic && (va & 7)) || !wlen_ok) {
@@ -361,10 +444,16 @@ HLS_INLINE void check_packet(responder_state *st) {
             uint32_t npkt = h->reth_len == 0 ? 1 : (h->reth_len + mtu - 1) >> sh;
             st->ctx.epsn = (c.epsn + npkt) & PSN_MASK;
             st->ctx.msn = (c.msn + 1) & PSN_MASK;
-            start_read(st, h->psn);
+            /* queued behind the READs not yet answered; IDLE schedules its packets */
+            put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, st->ctx.msn);
+            st->rq.count = (uint8_t)(r.count + 1);
         } else {
             st->phase = RSP_AT_REQ;
         }
+    }
+    if (park) { /* nothing of this packet happened: the rows stay as they are */
+        st->parked = true;
+        st->phase = RSP_IDLE;
     }
 }
 
@@ -420,17 +509,29 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     out->naks_sent = st->naks_sent;
     out->dropped = st->dropped;
 
+    /* background work that may run: QPs with READ responses or a flush, not quiesced */
+    uint64_t eligible = st->bg_work & ~st->quiesced_qps;
+    nic_qp_t park_row = (nic_qp_t)(((unsigned)st->pkt.fn << NIC_QP_SLOT_BITS) |
+                                   ((unsigned)st->pkt.hdr.dest_qp & (NIC_QP_PER_FN - 1)));
+    /* a parked packet is retried once its QP has no READ left to answer, or is quiesced
+     * (then it is dropped, as every request of a quiesced QP) */
+    bool park_retry = st->parked && (!bit_of(st->bg_work, park_row) || bit_of(st->quiesced_qps, park_row));
+
     switch (st->phase) {
-    case RSP_IDLE: /* cfg first, then doorbells, then packets */
+    case RSP_IDLE: { /* cfg first, then doorbells, then packets and background work in turn */
+        bool pkt_turn = eligible == 0 || st->last_bg;
+        bool take_pkt = !in->cfg.valid && !in->rq_db.valid && pkt_turn &&
+                        (park_retry || (!st->parked && in->rx_pkt.valid));
         out->cfg_ready = true;
         out->rq_db_ready = !in->cfg.valid;
-        out->rx_pkt_ready = !in->cfg.valid && !in->rq_db.valid;
+        out->rx_pkt_ready = !in->cfg.valid && !in->rq_db.valid && pkt_turn && !st->parked;
         if (in->cfg.valid) {
             const nic_cfg_t *g = &in->cfg.data;
             st->cfg = *g;
             if (g->kind == NIC_CFG_QP || g->kind == NIC_CFG_QUIESCE) {
                 st->row = g->qp;
                 hls_mem_read(&st->qpc, g->qp);
+                hls_mem_read(&st->rdq, g->qp);
                 st->phase = RSP_CFG;
             } else if (g->kind == NIC_CFG_MR) {
                 rsp_mr_t m = {0};
@@ -452,41 +553,49 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             st->db_num = d->num;
             st->db_index = d->index;
             hls_mem_read(&st->qpc, st->row);
+            hls_mem_read(&st->rdq, st->row);
             st->phase = RSP_DB;
-        } else if (in->rx_pkt.valid) {
-            const nic_rx_pkt_t *p = &in->rx_pkt.data;
-            bool atomic = p->hdr.opcode == ROCE_OP_COMPARE_SWAP || p->hdr.opcode == ROCE_OP_FETCH_ADD;
-            uint32_t rkey = atomic ? p->hdr.atomic_rkey : p->hdr.reth_rkey;
-            st->pkt = *p;
-            st->row = (nic_qp_t)(((unsigned)p->fn << NIC_QP_SLOT_BITS) |
-                                 ((unsigned)p->hdr.dest_qp & (NIC_QP_PER_FN - 1)));
+        } else if (take_pkt) {
+            nic_rx_pkt_t p = st->parked ? st->pkt : in->rx_pkt.data;
+            bool atomic = p.hdr.opcode == ROCE_OP_COMPARE_SWAP || p.hdr.opcode == ROCE_OP_FETCH_ADD;
+            uint32_t rkey = atomic ? p.hdr.atomic_rkey : p.hdr.reth_rkey;
+            st->pkt = p;
+            st->parked = false;
+            st->last_bg = false;
+            st->row = (nic_qp_t)(((unsigned)p.fn << NIC_QP_SLOT_BITS) |
+                                 ((unsigned)p.hdr.dest_qp & (NIC_QP_PER_FN - 1)));
             st->need_cqe = false;
             st->need_ack = false;
             st->need_ev = false;
             hls_mem_read(&st->qpc, st->row);
-            hls_mem_read(&st->mr, ((unsigned)p->fn << NIC_MR_SLOT_BITS) |
+            hls_mem_read(&st->rdq, st->row);
+            hls_mem_read(&st->mr, ((unsigned)p.fn << NIC_MR_SLOT_BITS) |
                                       ((rkey >> 8) & (NIC_MR_PER_FN - 1)));
             hls_mem_read(&st->atom, st->row);
             st->phase = RSP_CHECK;
+        } else if (eligible != 0) {
+            nic_qp_t q = pick_after(eligible, st->rr_last);
+            st->row = q;
+            st->rr_last = q;
+            st->last_bg = true;
+            hls_mem_read(&st->qpc, q);
+            hls_mem_read(&st->rdq, q);
+            st->phase = RSP_BG;
         }
         break;
+    }
 
     case RSP_CFG:
         apply_cfg(st);
         break;
 
-    case RSP_DB: {
+    case RSP_DB: { /* in ERR the new WQEs are flushed as background work */
         rsp_qpc_t c = st->qpc.hls_mem_rdata;
         bool match = c.qpn == st->db_num && c.state != NIC_QPS_RESET;
         if (match) c.rq_tail = st->db_index;
         st->ctx = c;
-        if (match && c.state == NIC_QPS_ERR) { /* a WQE posted in ERR is flushed at once */
-            st->flushing = true;
-            st->phase = RSP_FL_REQ;
-        } else {
-            hls_mem_write(&st->qpc, st->row, c);
-            st->phase = RSP_IDLE;
-        }
+        st->rq = st->rdq.hls_mem_rdata;
+        write_back(st);
         break;
     }
 
@@ -494,14 +603,20 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         check_packet(st);
         break;
 
+    case RSP_BG: { /* one unit of the QP's background work: a flushed WQE or a READ packet */
+        st->ctx = st->qpc.hls_mem_rdata;
+        st->rq = st->rdq.hls_mem_rdata;
+        st->need_cqe = false;
+        st->need_ack = false;
+        st->need_ev = false;
+        if (st->rq.flush && st->ctx.rq_head != st->ctx.rq_tail) st->phase = RSP_FL_REQ;
+        else if (st->rq.count != 0) begin_rd_turn(st);
+        else write_back(st); /* nothing left: the QP leaves bg_work */
+        break;
+    }
+
     case RSP_WQE_REQ:
     case RSP_FL_REQ:
-        if (st->phase == RSP_FL_REQ && st->ctx.rq_head == st->ctx.rq_tail) {
-            st->flushing = false;
-            hls_mem_write(&st->qpc, st->row, st->ctx);
-            st->phase = RSP_IDLE;
-            break;
-        }
         out->dma_req.valid = true;
         out->dma_req.data.tag = RSP_TAG_WQE;
         out->dma_req.data.addr = rq_wqe_addr(&st->ctx);
@@ -559,15 +674,21 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         /* desc and payload move independently: roce_tx takes the desc only after the
          * payload, a FIFO takes it first; the packet is done when both have moved.
          * DMA reads are issued per response packet, in order, up to RSP_RD_AHEAD packets
-         * ahead; the oldest outstanding read is the packet being sent. */
+         * ahead; the oldest outstanding read is the packet being sent. The read of a later
+         * packet starts that packet, so it is issued only while nothing else waits: then
+         * the turn ends at a packet boundary with no read outstanding. */
+        bool others = in->cfg.valid || in->rq_db.valid || (in->rx_pkt.valid && !st->parked) ||
+                      (st->parked && park_row != st->row) || (eligible & ~bit_set(0, st->row, true)) != 0;
         uint32_t mtu = (uint32_t)1 << mtu_shift(st->ctx.pmtu);
         uint32_t iss_n = st->iss_rem < mtu ? st->iss_rem : mtu;
-        bool can_issue = st->iss_rem != 0 && st->ahead < RSP_RD_AHEAD;
+        bool can_issue = st->iss_rem != 0 && st->ahead < RSP_RD_AHEAD &&
+                         (st->ahead == 0 || st->iss_hold || !others);
         out->dma_req.valid = can_issue;
         out->dma_req.data.tag = RSP_TAG_READ;
         out->dma_req.data.addr = st->iss_va;
         out->dma_req.data.len = (hls_uint(13))iss_n;
         bool issued = can_issue && in->dma_req_ready;
+        st->iss_hold = can_issue && !in->dma_req_ready;
 
         out->tx_desc.valid = !st->desc_done;
         out->tx_desc.data = st->txd;
@@ -589,13 +710,13 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         }
         st->tx_rem = tx_rem;
         st->desc_done = desc_done;
-        if (desc_done && tx_rem == 0) {
+        /* a read offered and not yet taken must stay offered: the packet it starts is
+         * already chosen, so this one ends only once that read has gone */
+        if (desc_done && tx_rem == 0 && !st->iss_hold) {
             if (st->rd_n != 0) ahead = (uint8_t)(ahead - 1);
-            st->rd_rem = st->rd_rem - st->rd_n;
-            st->rd_psn = st->rd_psn + 1;
-            st->rd_first = false;
-            if (st->rd_rem == 0) st->phase = RSP_FIN;
-            else start_rd_pkt(st);
+            advance_rd(st);
+            if (ahead != 0) start_rd_pkt(st); /* its read is out: it is started, send it */
+            else write_back(st);              /* a boundary: the position is in the row */
         }
         st->ahead = ahead;
         break;
@@ -654,11 +775,8 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             out->ev.valid = true;
             out->ev.data = st->ev;
             if (in->ev_ready) st->need_ev = false;
-        } else if (st->flushing) {
-            st->phase = RSP_FL_REQ;
         } else {
-            hls_mem_write(&st->qpc, st->row, st->ctx);
-            st->phase = RSP_IDLE;
+            write_back(st);
         }
         break;
 

@@ -59,6 +59,25 @@ typedef struct {
     uint32_t rsvd;
 } rsp_atom_t;              /* 56 bytes */
 
+/* ---- background work of a QP, one row per QP: its READ responses and its RQ flush.
+ * READ requests accepted and not yet fully answered wait here in PSN order (IB 9.5: at most
+ * max_dest_rd_atomic of them). Slot `head` is the one being answered; its va, len and psn
+ * are those of the NEXT response packet and advance after each packet, so between any two
+ * packets the QP's whole READ position is in this row (live migration saves it as is). */
+#define RSP_RD_SLOTS 4             /* = NIC_MAX_DEST_RD_ATOMIC */
+typedef struct {
+    uint64_t va[RSP_RD_SLOTS];     /* next byte to send */
+    uint32_t len[RSP_RD_SLOTS];    /* bytes not yet sent */
+    uint32_t psn[RSP_RD_SLOTS];    /* PSN of the next response packet */
+    uint32_t msn[RSP_RD_SLOTS];    /* the MSN its AETHs carry: the one after this READ */
+    uint8_t head;                  /* slot being answered */
+    uint8_t count;                 /* READs queued, the one being answered included */
+    uint8_t started;               /* head's FIRST is out: the next packet is MIDDLE or LAST */
+    uint8_t limit;                 /* cfg: max_dest_rd_atomic (responder resources) */
+    uint8_t flush;                 /* ctrl moved the QP to ERR: posted RQ WQEs get flushed */
+    uint8_t rsvd[3];
+} rsp_rdq_t;               /* 88 bytes */
+
 typedef struct {
     HLS_STREAM(nic_cfg_t) cfg;
     HLS_STREAM(nic_db_t) rq_db;
@@ -101,7 +120,8 @@ enum {
     RSP_AT_REQ,   /* atomic: DMA read 8 bytes */
     RSP_AT_RSP,
     RSP_AT_WR,    /* atomic: DMA write 8 bytes, replay cache write */
-    RSP_FIN,      /* emit pending CQE, ACK/NAK, event; then write the qpc row back */
+    RSP_FIN,      /* emit pending CQE, ACK/NAK, event; then write the rows back */
+    RSP_BG,       /* qpc and rdq rows read for a QP's background work: pick one unit */
     RSP_FL_REQ,   /* flush: DMA read of the next posted RQ WQE */
     RSP_FL_RSP,
 };
@@ -113,12 +133,23 @@ typedef struct {
     HLS_MEM(rsp_qpc_t, NIC_QPS) qpc;
     HLS_MEM(rsp_mr_t, NIC_MRS) mr;
     HLS_MEM(rsp_atom_t, NIC_QPS) atom;
+    HLS_MEM(rsp_rdq_t, NIC_QPS) rdq;
     uint64_t fn_mac[NIC_FNS];     /* NIC_CFG_FN: source of our ACKs and responses */
     uint32_t fn_ip[NIC_FNS];
     uint8_t phase;                /* RSP_* */
     rsp_qpc_t ctx;                /* working copy of the row being served */
+    rsp_rdq_t rq;                 /* and of its background-work row */
     nic_qp_t row;
+    /* scheduling: a QP has background work (a bit of bg_work) while its rdq row holds READs
+     * to answer or WQEs to flush; quiesced QPs (bits of quiesced_qps) are skipped. IDLE
+     * alternates between request packets and background units, and takes the QPs with work
+     * round-robin, one unit (a response packet, a flushed WQE) per turn. */
+    uint64_t bg_work;
+    uint64_t quiesced_qps;
+    nic_qp_t rr_last;             /* the last QP served background work */
+    bool last_bg;                 /* the last job taken was background work */
     nic_rx_pkt_t pkt;             /* the request being served */
+    bool parked;                  /* pkt waits until its QP's READ responses are out */
     nic_cfg_t cfg;                /* the cfg being applied */
     hls_u24 db_num;               /* the doorbell being applied */
     uint16_t db_index;
@@ -128,18 +159,18 @@ typedef struct {
     bool discard;                 /* drain the payload without writing it */
     uint64_t pay_addr;            /* next payload byte's destination */
     uint16_t pay_rem;             /* payload bytes left */
-    bool need_cqe, need_ack, need_ev, flushing;
+    bool need_cqe, need_ack, need_ev;
     nic_cqe_req_t cqe;
     roce_hdr_t txd;               /* ACK / NAK / ATOMIC ACK / current READ RESPONSE */
     nic_event_t ev;
-    /* READ responses: the DMA reads run up to RSP_RD_AHEAD packets ahead of the packet
-     * being sent, so the read latency overlaps the previous packet's beats */
+    /* READ responses of the QP in rq: a packet is started when its DMA read is issued. The
+     * read of the next packet of the same READ is issued during the current one only while
+     * no other work waits (iss_hold: an offered read stays offered); such a packet is then
+     * sent right after, so the read latency overlaps the previous packet's beats */
     uint64_t iss_va;              /* next byte to request */
-    uint32_t iss_rem;             /* bytes not yet requested */
+    uint32_t iss_rem;             /* bytes of the head READ not yet requested */
     uint8_t ahead;                /* packets requested whose beats have not all been sent */
-    uint32_t rd_rem;              /* bytes not yet put in a response packet */
-    hls_u24 rd_psn;               /* PSN of the packet being sent */
-    bool rd_first;
+    bool iss_hold;
     uint16_t rd_n;                /* payload bytes of the packet being sent */
     bool desc_done;               /* its descriptor has moved */
     uint16_t tx_rem;              /* its payload bytes still to forward */

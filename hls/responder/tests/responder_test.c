@@ -55,6 +55,7 @@ static unsigned ncqe;
 static nic_event_t evs[64];
 static unsigned nev;
 static bool unstable;
+static uint64_t dma_reads; /* DMA read requests accepted */
 
 /* ---- the QP under test --------------------------------------------------------------- */
 #define FN 1
@@ -186,6 +187,7 @@ static void cycle(void) {
             cur_beats = cur_bytes = 0;
         }
     }
+    if (out.dma_req.valid && in.dma_req_ready && !out.dma_req.data.write) dma_reads++;
     if (out.cqe.valid && in.cqe_ready && ncqe < 256) cqes[ncqe++] = out.cqe.data;
     if (out.ev.valid && in.ev_ready && nev < 64) evs[nev++] = out.ev.data;
     cycles++;
@@ -206,6 +208,7 @@ static bool run_idle(void) {
 /* ---- stimulus helpers ------------------------------------------------------------------- */
 static void push_cfg(nic_cfg_t c) { cfgq[cfg_t++ % 64] = c; }
 
+static uint8_t dest_rd_atomic = NIC_MAX_DEST_RD_ATOMIC; /* responder resources */
 static nic_qp_attr_t qp_attr(uint8_t state, uint8_t pmtu, uint8_t access, uint32_t rq_psn) {
     nic_qp_attr_t a;
     memset(&a, 0, sizeof a);
@@ -223,6 +226,7 @@ static nic_qp_attr_t qp_attr(uint8_t state, uint8_t pmtu, uint8_t access, uint32
     a.rq_base = RQ_BASE;
     a.rq_log = RQ_LOG;
     a.recv_cq = RECV_CQ;
+    a.max_dest_rd_atomic = dest_rd_atomic;
     return a;
 }
 
@@ -638,6 +642,7 @@ static void t_read(uint8_t pmtu) {
         push_pkt(h, NULL);
         expect_read(va, lens[k], psn, mtu, ++model_msn);
         psn += lens[k] == 0 ? 1 : (lens[k] + mtu - 1) / mtu;
+        if (k % NIC_MAX_DEST_RD_ATOMIC == NIC_MAX_DEST_RD_ATOMIC - 1) settle(); /* the peer's limit */
     }
     settle();
     rsp_qpc_t r = row();
@@ -1004,6 +1009,204 @@ static void t_drops(void) {
     tb_end();
 }
 
+/* ---- READ responses as per-packet work --------------------------------------------------- */
+#define READ_VA (MR_BASE + 0x8000) /* t_read's random bytes, 64 KiB + 64 */
+
+static roce_hdr_t read_req(uint32_t psn, uint64_t va, uint32_t len) {
+    roce_hdr_t h = req(ROCE_OP_RDMA_READ_REQUEST, psn, true);
+    h.reth_va = va;
+    h.reth_rkey = KEY_OK;
+    h.reth_len = len;
+    return h;
+}
+
+static void run_until_descs(unsigned n) {
+    for (unsigned i = 0; i < 200000 && ndesc < n; i++) cycle();
+}
+
+/* Responses of a READ cut after its first k packets (the rest replaced or never sent). */
+static void expect_read_prefix(uint64_t va, uint32_t len, uint32_t psn, uint32_t mtu, uint32_t msn,
+                               unsigned k) {
+    unsigned base = nexp;
+    expect_read(va, len, psn, mtu, msn);
+    if (base + k < nexp) nexp = base + k;
+}
+
+static void t_queued_reads(void) {
+    tb_begin("4 READs queued while the first is answered, answered in PSN order; WRITE ACK after");
+    reset_qp(1, ACC_ALL, 0xA00);
+    uint32_t psn = model_epsn;
+    for (unsigned k = 0; k < 4; k++) {
+        push_pkt(read_req(psn + 16 * k, READ_VA + 4096 * k + k, 4096), NULL);
+        expect_read(READ_VA + 4096 * k + k, 4096, psn + 16 * k, 256, ++model_msn);
+    }
+    roce_hdr_t w = wr(KEY_OK, MR_BASE + 0xA00, 8);
+    w.psn = psn + 64;
+    w.payload_len = 8;
+    uint8_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    push_pkt(w, x);
+    model_write(MR_BASE + 0xA00, x, 8);
+    expect_ack(psn + 64, 0x1F, ++model_msn); /* parked until every READ response is out */
+    /* the 4 requests are taken (accepted, epsn past them) before the first READ is answered */
+    for (unsigned i = 0; i < 100000 && pkt_t - pkt_h > 1; i++) cycle();
+    unsigned sent = ndesc;
+    settle();
+    CHECK(sent < 16, "%u responses were out before the 4th READ was accepted", sent);
+    CHECK(row().epsn == psn + 65, "epsn %x", row().epsn);
+    model_epsn = psn + 65;
+    tb_end();
+}
+
+static void t_excess_reads(void) {
+    tb_begin("READ beyond max_dest_rd_atomic (2) -> NAK invalid request, QP to ERR");
+    dest_rd_atomic = 2;
+    reset_qp(1, ACC_ALL, 0xB00);
+    uint32_t psn = model_epsn;
+    for (unsigned k = 0; k < 3; k++) push_pkt(read_req(psn + 16 * k, READ_VA, 4096), NULL);
+    CHECK(run_idle(), "not idle");
+    /* READ 1 is cut by the NAK (in ERR nothing more is answered); READ 2 never starts */
+    unsigned k = ndesc - 1;
+    CHECK(ndesc >= 1 && k < 16, "%u responses before the NAK", k);
+    expect_read_prefix(READ_VA, 4096, psn, 256, model_msn + 1, k);
+    expect_ack(psn + 32, 0x61, model_msn + 2);
+    exp_ev = 1;
+    exp_ev_detail = NIC_WC_REM_INV_REQ_ERR;
+    settle();
+    dest_rd_atomic = NIC_MAX_DEST_RD_ATOMIC;
+    reset_qp(1, ACC_ALL, 0xB00);
+    tb_end();
+}
+
+static void t_duplicate_mid_read(void) {
+    tb_begin("duplicate READ from the middle replaces the READ in progress, answered from its PSN");
+    reset_qp(1, ACC_ALL, 0xC00);
+    uint32_t psn = model_epsn;
+    push_pkt(read_req(psn, READ_VA, 4096), NULL);
+    ++model_msn;
+    run_until_descs(4);
+    /* the requester's retry: PSN of its first missing response, RETH advanced by 3 MTUs */
+    push_pkt(read_req(psn + 3, READ_VA + 768, 4096 - 768), NULL);
+    CHECK(run_idle(), "not idle");
+    unsigned k = ndesc - 13;
+    CHECK(ndesc >= 13 && k >= 4 && k < 16, "%u responses of the original READ", k);
+    expect_read_prefix(READ_VA, 4096, psn, 256, model_msn, k);
+    expect_read(READ_VA + 768, 4096 - 768, psn + 3, 256, model_msn);
+    settle();
+    CHECK(row().epsn == psn + 16 && row().msn == model_msn, "epsn %x msn %u", row().epsn, row().msn);
+    model_epsn = psn + 16;
+    tb_end();
+}
+
+/* A second QP, row ROW + 1, same function, PD and MRs. */
+#define QPN_B (QPN + 1)
+#define DEST_QPN_B (DEST_QPN + 1)
+static void cfg_qp_b(uint8_t prev, uint8_t state, uint8_t pmtu, uint32_t psn) {
+    nic_cfg_t c;
+    memset(&c, 0, sizeof c);
+    c.kind = NIC_CFG_QP;
+    c.fn = FN;
+    c.qp = ROW + 1;
+    c.prev_state = prev;
+    c.attr = qp_attr(state, pmtu, ACC_ALL, psn);
+    c.attr.qpn = QPN_B;
+    c.attr.dest_qpn = DEST_QPN_B;
+    push_cfg(c);
+}
+
+static void t_interleave(void) {
+    tb_begin("two QPs' 8 KiB READ responses interleave packet by packet");
+    reset_qp(1, ACC_ALL, 0xD00);
+    cfg_qp_b(NIC_QPS_RESET, NIC_QPS_INIT, 1, 0x50);
+    cfg_qp_b(NIC_QPS_INIT, NIC_QPS_RTR, 1, 0x50);
+    settle();
+    uint32_t psn = model_epsn;
+    push_pkt(read_req(psn, READ_VA, 8192), NULL);
+    roce_hdr_t b = read_req(0x50, READ_VA + 8192 + 5, 8192);
+    b.dest_qp = QPN_B;
+    push_pkt(b, NULL);
+    CHECK(run_idle(), "not idle");
+    /* the expected packets of each QP, merged in the order they came out */
+    static roce_hdr_t ea[32], eb[32];
+    static const uint8_t *pa[32], *pb[32];
+    expect_read(READ_VA, 8192, psn, 256, ++model_msn);
+    memcpy(ea, exp_desc, sizeof ea), memcpy(pa, exp_pay, sizeof pa);
+    nexp = 0;
+    expect_read(READ_VA + 8192 + 5, 8192, 0x50, 256, 1);
+    memcpy(eb, exp_desc, sizeof eb), memcpy(pb, exp_pay, sizeof pb);
+    nexp = 0;
+    unsigned ia = 0, ib = 0, run = 0, longest = 0;
+    for (unsigned i = 0; i < ndesc && ia + ib < 64; i++) {
+        bool is_b = descs[i].dest_qp == DEST_QPN_B;
+        if (is_b && ib < 32) {
+            exp_desc[nexp] = eb[ib], exp_pay[nexp++] = pb[ib++];
+            exp_desc[nexp - 1].dest_qp = DEST_QPN_B;
+        } else if (!is_b && ia < 32) {
+            exp_desc[nexp] = ea[ia], exp_pay[nexp++] = pa[ia++];
+        }
+        run = i > 0 && descs[i].dest_qp == descs[i - 1].dest_qp ? run + 1 : 1;
+        if (ia < 32 && ib < 32 && run > longest) longest = run; /* while both have work */
+    }
+    settle();
+    CHECK(longest <= 3, "%u packets of one QP in a row while both had READ work", longest);
+    printf("     (longest run of one QP's packets while both busy: %u)\n", longest);
+    cfg_qp_b(NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
+    settle();
+    model_epsn = psn + 32;
+    tb_end();
+}
+
+static void t_quiesce_read(void) {
+    tb_begin("quiesce mid-READ: stops at a packet boundary, position in the row, resumes exactly");
+    reset_qp(3, ACC_ALL, 0xFFFFF0); /* mtu 1024, PSNs wrap */
+    uint32_t psn = model_epsn;
+    push_pkt(read_req(psn, READ_VA, 65536), NULL);
+    expect_read(READ_VA, 65536, psn, 1024, ++model_msn);
+    run_until_descs(5);
+    cfg_quiesce(true);
+    CHECK(run_idle(), "not idle");
+    unsigned k = ndesc;
+    uint64_t reads = dma_reads;
+    for (unsigned i = 0; i < 3000; i++) cycle();
+    CHECK(ndesc == k && dma_reads == reads, "quiesced: %u more responses, %llu more DMA reads",
+          ndesc - k, (unsigned long long)(dma_reads - reads));
+    CHECK(k >= 5 && k < 64, "%u of 64 responses out when quiesced", k);
+    rsp_rdq_t q = st.rdq.hls_mem_cell[ROW];
+    unsigned h = q.head & 3;
+    CHECK(q.count == 1 && q.started && q.psn[h] == ((psn + k) & 0xFFFFFF) &&
+              q.va[h] == READ_VA + 1024ull * k && q.len[h] == 65536 - 1024 * k,
+          "saved position: count %u started %u psn %x va %llx len %u after %u packets", q.count,
+          q.started, q.psn[h], (unsigned long long)q.va[h], q.len[h], k);
+    cfg_quiesce(false);
+    settle(); /* every packet exactly once, in order, byte-exact */
+    model_epsn = psn + 64;
+    tb_end();
+}
+
+static void t_quiesce_flush(void) {
+    tb_begin("quiesce during the ERR flush: no DMA, no CQE, doorbells wait; unquiesce finishes it");
+    reset_qp(1, ACC_ALL, 0xE00);
+    for (unsigned i = 0; i < 7; i++) post_recv(0xF00 + i, BUF_BASE, 8);
+    settle();
+    cfg_qp(NIC_QPS_RTS, NIC_QPS_ERR, 1, ACC_ALL, 0);
+    for (unsigned i = 0; i < 100000 && ncqe < 2; i++) cycle();
+    cfg_quiesce(true);
+    CHECK(run_idle(), "not idle");
+    unsigned k = ncqe;
+    uint64_t reads = dma_reads;
+    post_recv(0xF07, BUF_BASE, 8); /* a doorbell in ERR while quiesced */
+    for (unsigned i = 0; i < 3000; i++) cycle();
+    CHECK(ncqe == k && dma_reads == reads, "quiesced: %u more CQEs, %llu more DMA reads",
+          ncqe - k, (unsigned long long)(dma_reads - reads));
+    CHECK(k >= 2 && k < 7, "%u of 7 WQEs flushed when quiesced", k);
+    cfg_quiesce(false);
+    for (unsigned i = 0; i < 8; i++) expect_cqe(0xF00 + i, 0, NIC_WC_RECV, NIC_WC_WR_FLUSH_ERR, false, 0);
+    settle();
+    CHECK(row().rq_head == 8 && row().rq_tail == 8, "head %u tail %u", row().rq_head, row().rq_tail);
+    bring_up(1, ACC_ALL, 0xE00);
+    settle();
+    tb_end();
+}
+
 int main(int argc, char **argv) {
     hostmem_config_t hc;
     hostmem_config_default(&hc);
@@ -1049,6 +1252,12 @@ int main(int argc, char **argv) {
     t_sequence();
     t_violations();
     t_drops();
+    t_queued_reads();
+    t_excess_reads();
+    t_duplicate_mid_read();
+    t_interleave();
+    t_quiesce_read();
+    t_quiesce_flush();
 
     tb_begin("no back-pressure: READ 64 KiB at mtu 4096 within 1.03 cycles per beat");
     p_ready = 1.0;
@@ -1066,6 +1275,38 @@ int main(int argc, char **argv) {
     uint64_t used = cycles - c0 - 9; /* settle's quiet cycles */
     printf("     (READ 64 KiB: %llu cycles for 1024 beats)\n", (unsigned long long)used);
     CHECK(used <= 1024 * 103 / 100, "%llu cycles", (unsigned long long)used);
+    tb_end();
+
+    tb_begin("no back-pressure: 4 queued READs of 16 KiB; two QPs' 32 KiB READs interleaved");
+    reset_qp(5, ACC_ALL, 0x900);
+    c0 = cycles;
+    for (unsigned k = 0; k < 4; k++) {
+        push_pkt(read_req(model_epsn + 4 * k, READ_VA + 16384 * k, 16384), NULL);
+        expect_read(READ_VA + 16384 * k, 16384, model_epsn + 4 * k, 4096, ++model_msn);
+    }
+    settle();
+    used = cycles - c0 - 9;
+    printf("     (4 x READ 16 KiB: %llu cycles for 1024 beats)\n", (unsigned long long)used);
+    /* while requests wait to be taken, no read is issued ahead (docs/responder.md) */
+    CHECK(used <= 1024 * 110 / 100, "%llu cycles", (unsigned long long)used);
+    model_epsn += 16;
+    cfg_qp_b(NIC_QPS_RESET, NIC_QPS_INIT, 5, 0x50);
+    cfg_qp_b(NIC_QPS_INIT, NIC_QPS_RTR, 5, 0x50);
+    settle();
+    c0 = cycles;
+    push_pkt(read_req(model_epsn, READ_VA, 32768), NULL);
+    h = read_req(0x50, READ_VA + 32768, 32768);
+    h.dest_qp = QPN_B;
+    push_pkt(h, NULL);
+    CHECK(run_idle(), "not idle");
+    used = cycles - c0 - 9;
+    printf("     (2 QPs x READ 32 KiB interleaved: %llu cycles for 1024 beats)\n", (unsigned long long)used);
+    CHECK(ndesc == 16 && npay == 65536, "%u responses, %u bytes", ndesc, npay);
+    /* switching QPs every packet, each packet's read latency shows */
+    CHECK(used <= 1024 * 120 / 100, "%llu cycles", (unsigned long long)used);
+    ndesc = npay = npayframes = 0;
+    cfg_qp_b(NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
+    settle();
     tb_end();
 
     printf("%llu cycles, %u acks, %u naks, %u dropped\n", (unsigned long long)cycles, st.acks_sent,

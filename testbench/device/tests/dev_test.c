@@ -163,7 +163,7 @@ static bool setup(side_t *s, const side_t *peer) {
 #ifdef NIC_MAX_DEST_RD_ATOMIC
     c.qp.port_num = 1;
     c.qp.max_dest_rd_atomic = NIC_MAX_DEST_RD_ATOMIC;
-    c.qp.max_rd_atomic = NIC_MAX_RD_ATOMIC;
+    c.qp.max_rd_atomic = NIC_MAX_DEST_RD_ATOMIC; /* the peer's responder resources */
 #endif
     int r1 = command(s, c, NULL);
     c.mask = NIC_QPA_STATE | NIC_QPA_AV | NIC_QPA_PATH_MTU | NIC_QPA_DEST_QPN | NIC_QPA_RQ_PSN | NIC_QPA_MIN_RNR_TIMER |
