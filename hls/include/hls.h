@@ -74,9 +74,21 @@ void __hls_mem_write(void *mem, uint64_t addr, const void *value);
         __hls_mem_write((m), (uint64_t)(addr), &hls__v_); \
     } while (0)
 #else
-/* Native C model: memory operations are queued and applied by
- * hls_clock_edge(), which the harness calls once after every cycle of every
- * block. Reads are applied before writes (read-first). */
+/* Native C model: a cycle's memory operations are queued on an edge queue and applied
+ * together by hls_clock_edge(q): all reads, then all writes (read-first).
+ *
+ * Each instance of a model (one NIC of a harness, one device) owns its queue, so instances
+ * step at the same time on different threads. The cycle function's signature has no room for
+ * the queue, so the harness binds it to the thread that steps:
+ *
+ *     hls_edge_queue_bind(q);    this thread's memory operations go to q ...
+ *     blk(&in, &out, &st);
+ *     hls_clock_edge(q);         ... until its edge applies them (and unbinds q)
+ *
+ * The binding is a thread-local pointer, not a thread-local queue: a queue is some 640 KiB,
+ * too much static TLS for a provider loaded with dlopen(), and a queue per thread would
+ * outlive the instance. Unbinding at the edge means a cycle function called without a fresh
+ * bind stops with a message instead of queueing onto the previous instance's queue. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,26 +103,49 @@ struct hls__edge_op {
     uint32_t size;
     uint8_t data[HLS__MAX_WORD_BYTES];
 };
-struct hls__edge_queue {
+typedef struct hls_edge_queue {
     uint32_t count;
     struct hls__edge_op op[HLS__MAX_EDGE_OPS];
-};
-/* weak: one queue per program however many files include this header */
-__attribute__((weak)) struct hls__edge_queue hls__queue;
+} hls_edge_queue;
+/* The queue bound to this thread, NULL between an edge and the next bind. weak: one per
+ * thread however many files include this header. */
+__attribute__((weak)) _Thread_local hls_edge_queue *hls__bound_queue;
 
 static inline void hls__fail(const char *what, const void *mem) {
-    fprintf(stderr, "hls: %s (memory at %p)\n", what, mem);
+    if (mem) fprintf(stderr, "hls: %s (memory at %p)\n", what, mem);
+    else fprintf(stderr, "hls: %s\n", what);
     abort();
 }
 
+/* A new, empty queue (calloc: pages are only touched as operations fill them). */
+static inline hls_edge_queue *hls_edge_queue_new(void) {
+    hls_edge_queue *q = (hls_edge_queue *)calloc(1, sizeof *q);
+    if (!q) hls__fail("out of memory for an edge queue", NULL);
+    return q;
+}
+
+static inline void hls_edge_queue_free(hls_edge_queue *q) {
+    if (q && hls__bound_queue == q) hls__bound_queue = NULL;
+    free(q);
+}
+
+/* The cycle functions this thread calls next queue their memory operations on q. */
+static inline void hls_edge_queue_bind(hls_edge_queue *q) { hls__bound_queue = q; }
+
 static inline struct hls__edge_op *hls__enqueue(const void *mem, int is_write) {
-    for (uint32_t i = 0; i < hls__queue.count; i++)
-        if (hls__queue.op[i].mem == mem && (hls__queue.op[i].src == NULL) == is_write)
+    hls_edge_queue *q = hls__bound_queue;
+    if (!q)
+        hls__fail(is_write ? "memory write with no edge queue bound on this thread "
+                             "(hls_edge_queue_bind before the cycle function)"
+                           : "memory read with no edge queue bound on this thread "
+                             "(hls_edge_queue_bind before the cycle function)", mem);
+    for (uint32_t i = 0; i < q->count; i++)
+        if (q->op[i].mem == mem && (q->op[i].src == NULL) == is_write)
             hls__fail(is_write ? "two writes to one memory in one cycle"
                                : "two reads of one memory in one cycle", mem);
-    if (hls__queue.count >= HLS__MAX_EDGE_OPS)
+    if (q->count >= HLS__MAX_EDGE_OPS)
         hls__fail("too many memory operations in one cycle", mem);
-    return &hls__queue.op[hls__queue.count++];
+    return &q->op[q->count++];
 }
 
 static inline void hls__mem_read(const void *mem, void *rdata, const void *cells,
@@ -153,15 +188,16 @@ static inline void hls__mem_write(const void *mem, void *cells, uint32_t size,
                        HLS_MEM_DEPTH(m), (uint64_t)(addr), &hls__v_);       \
     } while (0)
 
-/* Apply this cycle's memory operations: all reads, then all writes. */
-static inline void hls_clock_edge(void) {
-    for (uint32_t i = 0; i < hls__queue.count; i++)
-        if (hls__queue.op[i].src)
-            memcpy(hls__queue.op[i].dst, hls__queue.op[i].src, hls__queue.op[i].size);
-    for (uint32_t i = 0; i < hls__queue.count; i++)
-        if (!hls__queue.op[i].src)
-            memcpy(hls__queue.op[i].dst, hls__queue.op[i].data, hls__queue.op[i].size);
-    hls__queue.count = 0;
+/* Apply q's memory operations of this cycle: all reads, then all writes; q is empty after,
+ * and no longer bound to this thread. */
+static inline void hls_clock_edge(hls_edge_queue *q) {
+    if (!q) hls__fail("hls_clock_edge without a queue", NULL);
+    for (uint32_t i = 0; i < q->count; i++)
+        if (q->op[i].src) memcpy(q->op[i].dst, q->op[i].src, q->op[i].size);
+    for (uint32_t i = 0; i < q->count; i++)
+        if (!q->op[i].src) memcpy(q->op[i].dst, q->op[i].data, q->op[i].size);
+    q->count = 0;
+    if (hls__bound_queue == q) hls__bound_queue = NULL;
 }
 #endif /* __HLS_SYNTH__ */
 

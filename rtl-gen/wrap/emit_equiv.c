@@ -3,7 +3,8 @@
 #include "emit.h"
 
 /* One cycle of the native C model, compiled with clang-19 against the non-synthesis
- * hls.h: the memory operations the cycle queued are committed by hls_clock_edge(). */
+ * hls.h: the memory operations the cycle queued on the run's edge queue are committed by
+ * hls_clock_edge(). */
 static bool write_native_step(const ifc_t *ifc, const char *iface_path, const char *dir) {
     const char *t = ifc->top;
     FILE *f = emit_open(dir, t, "_native_step.c");
@@ -13,10 +14,13 @@ static bool write_native_step(const ifc_t *ifc, const char *iface_path, const ch
                "/* Declared with void pointers so no struct type is needed here: on x86-64 a\n"
                " * pointer is passed the same whatever it points to. */\n"
                "void %s(const void *in, void *out, void *state);\n\n"
-               "void equiv_native_step(const void *in, void *out, void *state) {\n"
+               "void *equiv_native_new(void) { return hls_edge_queue_new(); }\n"
+               "void equiv_native_free(void *edges) { hls_edge_queue_free(edges); }\n\n"
+               "void equiv_native_step(void *edges, const void *in, void *out, void *state) {\n"
                "    memset(out, 0, %u); /* outputs the cycle leaves unwritten read as 0 */\n"
+               "    hls_edge_queue_bind(edges);\n"
                "    %s(in, out, state);\n"
-               "    hls_clock_edge();\n}\n",
+               "    hls_clock_edge(edges);\n}\n",
             t, iface_path, t, ifc->out_size, t);
     return emit_close(f, dir, t, "_native_step.c");
 }

@@ -4,8 +4,11 @@
 #ifndef WRAP_EQUIV_H
 #define WRAP_EQUIV_H
 
-/* memset(out, 0, size); TOP(in, out, state); hls_clock_edge(); */
-void equiv_native_step(const void *in, void *out, void *state);
+/* The native model's edge queue (hls.h): hls_edge_queue_new() / _free(). */
+void *equiv_native_new(void);
+void equiv_native_free(void *edges);
+/* memset(out, 0, size); bind edges; TOP(in, out, state); hls_clock_edge(edges); */
+void equiv_native_step(void *edges, const void *in, void *out, void *state);
 
 void *equiv_rtl_new(void);
 void equiv_rtl_eval(void *m, const void *in, void *out);

@@ -25,6 +25,7 @@
 typedef struct {
     const ifc_t *ifc;
     void *rtl;
+    void *edges; /* the native model's edge queue */
     stimulus *stim;
     uint64_t cycle, cycles;
     uint8_t *in, *out_native, *out_rtl, *st_native, *st_rtl;
@@ -103,7 +104,7 @@ static void *zeroed(size_t n) {
 static int step(run *r) {
     const ifc_t *ifc = r->ifc;
     stim_inputs(r->stim, r->in);
-    equiv_native_step(r->in, r->out_native, r->st_native);
+    equiv_native_step(r->edges, r->in, r->out_native, r->st_native);
     equiv_rtl_eval(r->rtl, r->in, r->out_rtl);
     int rc = compare_leaves(r, ifc->out, ifc->n_out, r->out_native, r->out_rtl);
     if (rc) return rc;
@@ -142,7 +143,8 @@ int main(int argc, char **argv) {
     ifc_t *ifc = ifc_read(iface_path);
     if (!ifc) return 2;
 
-    run r = {.ifc = ifc, .rtl = equiv_rtl_new(), .stim = stim_new(ifc, seed), .cycles = cycles};
+    run r = {.ifc = ifc, .rtl = equiv_rtl_new(), .edges = equiv_native_new(), .stim = stim_new(ifc, seed),
+             .cycles = cycles};
     if (trace) equiv_rtl_trace(r.rtl, trace);
     r.in = zeroed(ifc->in_size);
     r.out_native = zeroed(ifc->out_size);
@@ -159,6 +161,7 @@ int main(int argc, char **argv) {
         equiv_rtl_free(r.rtl);
     }
     stim_free(r.stim);
+    equiv_native_free(r.edges);
     free(r.in);
     free(r.out_native);
     free(r.out_rtl);

@@ -47,10 +47,16 @@ struct rtl_design {
     unsigned n_mems;
 };
 
-/* A VerilatedContext that records waveform activity when the model was built with
- * --trace-fst; this must be set before the model is constructed. */
+/* A VerilatedContext per model, so models share no simulation state and may be evaluated on
+ * different threads at once (each model by one thread at a time): Verilator's own globals
+ * are the thread-local current context and mutex-guarded registries. The context runs one
+ * thread: rtl-gen/verilate builds single-threaded models, and Verilator 5.0 would otherwise
+ * give every context a pool of hardware_concurrency - 1 idle worker threads. It records
+ * waveform activity when the model was built with --trace-fst. Both must be set before the
+ * model is constructed. */
 struct rtl_context : VerilatedContext {
     rtl_context() {
+        threads(1);
 #if VM_TRACE
         traceEverOn(true);
 #endif

@@ -18,11 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The C model queues its memory edges in one process-wide table (hls__queue in hls.h), so two
- * devices of one process must not step at the same time: each batch holds this lock. The
- * verilated models share Verilator's default context: the same lock keeps them apart. */
-static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
-
 #define NS_PER_CYCLE 4u /* 250 MHz: pcap timestamps */
 
 void dev_lock(hlsnic_dev_t *d) {
@@ -95,7 +90,9 @@ static void *clock_main(void *arg) {
         uint64_t t0 = nic_tb_transfers(d->tb, 0);
         frames_in(d);
         unsigned n = idle && d->batch > IDLE_CYCLES ? IDLE_CYCLES : d->batch;
-        pthread_mutex_lock(&model_lock);
+        /* No lock between devices: each NIC's C model has its own edge queue (hls.h) and each
+         * verilated model its own VerilatedContext (rtl_glue.h), so the clock threads of
+         * several devices in one process step side by side. */
         for (unsigned i = 0; i < n; i++) {
             nic_tb_step(d->tb);
             frames_out(d);
@@ -103,7 +100,6 @@ static void *clock_main(void *arg) {
              * access waits tens of cycles of model time, not a whole batch */
             if (i % YIELD_CYCLES == YIELD_CYCLES - 1 && atomic_load(&d->waiters)) break;
         }
-        pthread_mutex_unlock(&model_lock);
         dev_collect(d);
         /* Idle: nothing moved on any top-level stream for a whole batch and nothing waits to
          * move (no command, doorbell, frame or DMA). */

@@ -8,6 +8,7 @@
 
 #include "../../rtl-gen/wrap/iface_read.h"
 #include "../lib/prng.h"
+#include "step_threads.h"
 
 #define MAX_NICS 8
 #define MAX_STREAMS 64
@@ -28,6 +29,7 @@ typedef struct { uint8_t *buf; size_t len; } frame_t;
 typedef struct {
     uint8_t *in, *out, *out_rtl, *st;
     uint8_t *st_rtl;      /* lock-step register checks: the RTL's registers in the C layout */
+    hls_edge_queue *edges; /* the C model's memory operations of a cycle (hls.h) */
     void *rtl;
     hostmem_t *mem;
     /* per stream: a ring of items */
@@ -41,6 +43,9 @@ typedef struct {
     size_t tx_len;
     uint64_t frames_sent, frames_rcvd;
     uint64_t transfers;   /* top-level stream transfers (valid && ready at an edge), any stream */
+    /* this NIC's first lock-step mismatch of the cycle; written where the NIC is stepped (any
+     * thread), moved to nic_tb.mismatch after the cycle in NIC order */
+    char mismatch[256];
     /* driver state */
     struct { uint64_t base; unsigned log; uint32_t ci; } cq[NIC_CQS];
     struct { uint64_t sq_base, rq_base; unsigned sq_log, rq_log; uint16_t sq_pi, rq_pi; } qp[NIC_QPS];
@@ -61,7 +66,10 @@ struct nic_tb {
     uint64_t bp_thresh;
     uint64_t cycle;
     char mismatch[256];
+    step_threads_t *threads; /* NULL: one thread */
 };
+
+static void step_nic_model(void *arg, unsigned n);
 
 /* ---- leaves and streams ---------------------------------------------------------------- */
 static int find_leaf(const ifc_leaf *l, unsigned n, const char *name) {
@@ -111,6 +119,7 @@ void nic_tb_config_default(nic_tb_config_t *c) {
 nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
     if (c->nics < 1 || c->nics > MAX_NICS) { fprintf(stderr, "nic_tb: %u NICs (1..%d)\n", c->nics, MAX_NICS); return NULL; }
     if (c->mode != NIC_TB_C && !m->rtl_new) { fprintf(stderr, "nic_tb: RTL mode without an RTL model\n"); return NULL; }
+    if (c->threads > MAX_NICS) { fprintf(stderr, "nic_tb: %u threads (0..%d)\n", c->threads, MAX_NICS); return NULL; }
     if (c->mode == NIC_TB_LOCKSTEP && c->regs_check_every && !m->rtl_read_regs) {
         fprintf(stderr, "nic_tb: regs_check_every without the model's rtl_read_regs\n");
         return NULL;
@@ -160,18 +169,26 @@ nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
         x->st = aligned_alloc(64, (f->state_size + 63) / 64 * 64);
         memset(x->st, 0, f->state_size);
         x->mem = hostmem_new(&tb->c.mem);
+        x->edges = hls_edge_queue_new();
         for (unsigned i = 0; i < tb->ns; i++) x->q[i] = calloc(QCAP, tb->s[i].size ? tb->s[i].size : 1);
         if (c->mode != NIC_TB_C) x->rtl = m->rtl_new();
     }
     tb->w = c->use_switch ? wire_switch_new(&tb->c.wire, c->nics < 2 ? 2 : c->nics) : wire_new(&tb->c.wire);
+    if (c->threads > 1 && c->nics > 1 &&
+        !(tb->threads = step_threads_new(c->threads < c->nics ? c->threads : c->nics, c->nics, step_nic_model, tb))) {
+        nic_tb_free(tb);
+        return NULL;
+    }
     return tb;
 }
 
 void nic_tb_free(nic_tb_t *tb) {
     if (!tb) return;
+    step_threads_free(tb->threads);
     for (unsigned n = 0; n < tb->c.nics; n++) {
         nic_t *x = &tb->nic[n];
         free(x->in); free(x->out); free(x->out_rtl); free(x->st); free(x->st_rtl);
+        hls_edge_queue_free(x->edges);
         hostmem_free(x->mem);
         for (unsigned i = 0; i < tb->ns; i++) free(x->q[i]);
         for (unsigned k = 0; k < x->rxn; k++) free(x->rxq[(x->rxh + k) % RXQ].buf);
@@ -288,13 +305,13 @@ static void drive_inputs(nic_tb_t *tb, nic_t *x, hostmem_port_out_t *mo) {
 static void compare_outputs(nic_tb_t *tb, unsigned n) {
     const ifc_t *f = tb->ifc;
     nic_t *x = &tb->nic[n];
-    if (tb->mismatch[0]) return;
+    if (tb->mismatch[0] || x->mismatch[0]) return;
     for (unsigned k = 0; k < f->n_out; k++) {
         const ifc_leaf *l = &f->out[k];
         for (unsigned b = 0; b < l->width; b++) {
             unsigned byte = l->offset + b / 8, bit = b % 8;
             if (((x->out[byte] ^ x->out_rtl[byte]) >> bit) & 1) {
-                snprintf(tb->mismatch, sizeof tb->mismatch, "cycle %llu nic %u: out %s C=0x%llx RTL=0x%llx",
+                snprintf(x->mismatch, sizeof x->mismatch, "cycle %llu nic %u: out %s C=0x%llx RTL=0x%llx",
                          (unsigned long long)tb->cycle, n, l->name, (unsigned long long)get_leaf(x->out, l),
                          (unsigned long long)get_leaf(x->out_rtl, l));
                 return;
@@ -314,7 +331,7 @@ static bool bits_differ(const uint8_t *a, const uint8_t *b, unsigned offset, uns
 static void compare_regs(nic_tb_t *tb, unsigned n) {
     const ifc_t *f = tb->ifc;
     nic_t *x = &tb->nic[n];
-    if (tb->mismatch[0]) return;
+    if (tb->mismatch[0] || x->mismatch[0]) return;
     tb->m.rtl_read_regs(x->rtl, x->st_rtl);
     const char *what = NULL;
     uint64_t cv = 0, rv = 0;
@@ -332,7 +349,7 @@ static void compare_regs(nic_tb_t *tb, unsigned n) {
             rv = get_leaf(x->st_rtl, &l);
         }
     if (what)
-        snprintf(tb->mismatch, sizeof tb->mismatch,
+        snprintf(x->mismatch, sizeof x->mismatch,
                  "cycle %llu nic %u: register %s C=0x%llx RTL=0x%llx (written at an edge of cycles %llu..%llu)",
                  (unsigned long long)tb->cycle, n, what, (unsigned long long)cv, (unsigned long long)rv,
                  (unsigned long long)(tb->cycle + 1 > tb->c.regs_check_every ? tb->cycle + 1 - tb->c.regs_check_every : 0),
@@ -450,26 +467,41 @@ static void take_outputs(nic_tb_t *tb, unsigned n) {
     }
 }
 
-void nic_tb_step(nic_tb_t *tb) {
-    const ifc_t *f = tb->ifc;
-    for (unsigned n = 0; n < tb->c.nics; n++) {
-        nic_t *x = &tb->nic[n];
-        hostmem_port_out_t mo[MAX_DMA];
-        drive_inputs(tb, x, mo);
-        if (tb->c.mode != NIC_TB_RTL) {
-            memset(x->out, 0, f->out_size);
-            tb->m.c_step(x->in, x->out, x->st);
-            hls_clock_edge();
-        }
-        if (tb->c.mode != NIC_TB_C) {
-            tb->m.rtl_eval(x->rtl, x->in, tb->c.mode == NIC_TB_RTL ? x->out : x->out_rtl);
-            tb->m.rtl_edge(x->rtl);
-            if (tb->c.mode == NIC_TB_LOCKSTEP) compare_outputs(tb, n);
-            if (tb->c.mode == NIC_TB_LOCKSTEP && tb->c.regs_check_every && (tb->cycle + 1) % tb->c.regs_check_every == 0)
-                compare_regs(tb, n);
-        }
-        take_outputs(tb, n);
+/* One cycle of NIC n's model(s), from its in-struct to its out-struct and next state. It
+ * touches only NIC n's buffers, models and edge queue, so NICs may run on different threads
+ * (step_threads): the wire, the PRNG and the test queues are used before and after it. */
+static void step_nic_model(void *arg, unsigned n) {
+    nic_tb_t *tb = arg;
+    nic_t *x = &tb->nic[n];
+    if (tb->c.mode != NIC_TB_RTL) {
+        memset(x->out, 0, tb->ifc->out_size);
+        hls_edge_queue_bind(x->edges);
+        tb->m.c_step(x->in, x->out, x->st);
+        hls_clock_edge(x->edges);
     }
+    if (tb->c.mode != NIC_TB_C) {
+        tb->m.rtl_eval(x->rtl, x->in, tb->c.mode == NIC_TB_RTL ? x->out : x->out_rtl);
+        tb->m.rtl_edge(x->rtl);
+        if (tb->c.mode == NIC_TB_LOCKSTEP) compare_outputs(tb, n);
+        if (tb->c.mode == NIC_TB_LOCKSTEP && tb->c.regs_check_every && (tb->cycle + 1) % tb->c.regs_check_every == 0)
+            compare_regs(tb, n);
+    }
+}
+
+/* Inputs of every NIC, then every model, then every NIC's outputs: the same result as NIC by
+ * NIC, since a NIC's inputs depend on no other NIC's outputs of the same cycle (frames reach
+ * the wire in take_outputs and leave it after the loop below) and the PRNG is drawn in
+ * drive_inputs only, in NIC order either way. */
+void nic_tb_step(nic_tb_t *tb) {
+    for (unsigned n = 0; n < tb->c.nics; n++) {
+        hostmem_port_out_t mo[MAX_DMA];
+        drive_inputs(tb, &tb->nic[n], mo);
+    }
+    if (tb->threads) step_threads_run(tb->threads);
+    else for (unsigned n = 0; n < tb->c.nics; n++) step_nic_model(tb, n);
+    for (unsigned n = 0; n < tb->c.nics && !tb->mismatch[0]; n++)
+        if (tb->nic[n].mismatch[0]) memcpy(tb->mismatch, tb->nic[n].mismatch, sizeof tb->mismatch);
+    for (unsigned n = 0; n < tb->c.nics; n++) take_outputs(tb, n);
     for (unsigned n = 0; n < tb->c.nics; n++) {
         nic_t *x = &tb->nic[n];
         hostmem_tick(x->mem);

@@ -62,6 +62,11 @@ typedef struct {
      * so a divergence is caught where it starts, named by register, not only when it
      * reaches an output. */
     unsigned regs_check_every;
+    /* 0 or 1: every NIC's model runs on the calling thread. 2..8: each cycle the NICs' models
+     * (C, RTL or both) run on this many threads side by side, NIC n on thread n % threads
+     * (thread 0 is the caller); the wire, host memories and test queues stay on the caller,
+     * so a run is bit-identical to the same seed on one thread. */
+    unsigned threads;
 } nic_tb_config_t;
 
 typedef struct nic_tb nic_tb_t;

@@ -23,6 +23,7 @@
 
 static completer_state st;
 static uint64_t cycle;
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static bool bp;              /* back-pressure on every output */
 static bool ctl_block;       /* req_ctl_ready held low */
 static prng_t rng;
@@ -97,6 +98,7 @@ static void step(void) {
     in.req_ctl_ready = (!bp || prng_next(&rng) & 1) && !ctl_block;
     in.cqe_ready = !bp || prng_next(&rng) & 1;
     in.ev_ready = !bp || prng_next(&rng) & 1;
+    hls_edge_queue_bind(edges);
     completer(&in, &out, &st);
 
     if (held.ctl && (!out.req_ctl.valid || !same_ctl(held.c, out.req_ctl.data)))
@@ -137,7 +139,7 @@ static void step(void) {
             for (unsigned i = 0; i < len; i++) mem[d.addr - MEM_BASE + i] = (uint8_t)(d.data >> (8 * i));
         }
     }
-    hls_clock_edge();
+    hls_clock_edge(edges);
     cycle++;
 }
 
@@ -1092,6 +1094,7 @@ static void reset_all(void) {
 }
 
 int main(void) {
+    edges = hls_edge_queue_new();
     static const struct { const char *name; void (*fn)(void); } sc[] = {
         {"coalesced_ack", sc_coalesced_ack},
         {"ack_implies_lost_read", sc_ack_implies_lost_read},

@@ -28,6 +28,7 @@ typedef struct {
     unsigned ncomp;                           /* NIC_EV_CQ_COMP events seen (any number) */
     uint64_t *accepted; uint32_t naccepted;   /* wr_ids in the order cq_writer took them */
     uint64_t cycle;
+    hls_edge_queue *edges;                    /* cq_writer's memory edges (hls.h) */
 } tb_t;
 
 static void tb_init(tb_t *tb, uint64_t seed) {
@@ -37,8 +38,12 @@ static void tb_init(tb_t *tb, uint64_t seed) {
     c.write_latency = 3;
     tb->m = hostmem_new(&c);
     prng_seed(&tb->r, seed);
+    tb->edges = hls_edge_queue_new();
 }
-static void tb_free(tb_t *tb) { hostmem_free(tb->m); }
+static void tb_free(tb_t *tb) {
+    hostmem_free(tb->m);
+    hls_edge_queue_free(tb->edges);
+}
 
 static void step(tb_t *tb) {
     hostmem_port_out_t ho;
@@ -51,8 +56,9 @@ static void step(tb_t *tb) {
     in.cqe_comp.valid = tb->comp.h != tb->comp.t; in.cqe_comp.data = tb->comp.q[tb->comp.h % QLEN];
     in.dma_req_ready = ho.req_ready && prng_below(&tb->r, 100) >= tb->dma_stall_pct;
     in.ev_ready = prng_below(&tb->r, 100) >= tb->ev_stall_pct;
+    hls_edge_queue_bind(tb->edges);
     cq_writer(&in, &out, &tb->st);
-    hls_clock_edge();
+    hls_clock_edge(tb->edges);
     if (in.cfg.valid && out.cfg_ready) tb->cfg_v = false;
     if (in.cq_db.valid && out.cq_db_ready) tb->db_v = false;
     if (in.cqe_resp.valid && out.cqe_resp_ready) tb->resp.h++;

@@ -27,8 +27,10 @@ typedef struct {
     uint64_t cycle;
 } tb_t;
 static tb_t tb;
+static hls_edge_queue *edges; /* ctrl's memory edges (hls.h); outlives tb_reset */
 
 static void tb_reset(uint64_t seed, unsigned ready_pct) {
+    if (!edges) edges = hls_edge_queue_new();
     memset(&tb, 0, sizeof tb);
     prng_seed(&tb.r, seed);
     for (unsigned i = 0; i < N_OUT; i++) tb.ready_pct[i] = ready_pct;
@@ -50,8 +52,9 @@ static void step(void) {
     in.cfg_cqw_ready = rdy[O_CQW]; in.cfg_rxd_ready = rdy[O_RXD];
     in.cmd_resp_ready = chance(70);
     in.async_ready = chance(70);
+    hls_edge_queue_bind(edges);
     ctrl(&in, &out, &tb.st);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     if (in.cmd.valid && out.cmd_ready) tb.cmd_v = false;
     if (in.ev_comp.valid && out.ev_comp_ready) tb.ev_v[0] = false;
     if (in.ev_resp.valid && out.ev_resp_ready) tb.ev_v[1] = false;

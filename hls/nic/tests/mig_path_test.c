@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+static hls_edge_queue *edges; /* rx_dispatch's memory edges (hls.h) */
+
 static int failures;
 static void check(bool ok, const char *name, const char *why) {
     if (ok) printf("PASS %s\n", name);
@@ -55,8 +57,9 @@ static void rx_step(void) {
     in.req_pkt_ready = !chance(30); in.req_pay_ready = !chance(30);
     in.resp_pkt_ready = !chance(30); in.resp_pay_ready = !chance(30);
     in.ev_ready = !chance(50);
+    hls_edge_queue_bind(edges);
     rx_dispatch(&in, &out, &R.st);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     if (in.rx_desc.valid && out.rx_desc_ready) R.dh++;
     if (in.rx_pay.valid && out.rx_pay_ready) R.ph++;
     if (in.cfg.valid && out.cfg_ready) R.ch++;
@@ -115,8 +118,9 @@ static void test_rxd_gate(void) {
     rx_drain();
     rx_dispatch_out o = {0};
     rx_dispatch_in z = {0};
+    hls_edge_queue_bind(edges);
     rx_dispatch(&z, &o, &R.st);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     char why[600];
     snprintf(why, sizeof why, "req port: %s / resp port: %s", port_str(0), port_str(1));
     check(!strcmp(port_str(0), "1 2 M0 5 7 ") && !strcmp(port_str(1), "3 M0 "),
@@ -226,6 +230,7 @@ static void test_tx_markers(void) {
 }
 
 int main(void) {
+    edges = hls_edge_queue_new();
     test_rxd_gate();
     test_rxd_ctx();
     test_tx_markers();

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static int failures;
 static void check(bool ok, const char *name, const char *why) {
     if (ok) printf("PASS %s\n", name);
@@ -69,8 +70,9 @@ static size_t build_frame(const roce_hdr_t *h, const uint8_t *pay, uint8_t *f) {
             in.pay.data.last = sent + 1 == nb;
         }
         in.frame_ready = true;
+        hls_edge_queue_bind(edges);
         roce_tx(&in, &out, &st);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (out.pay_ready && in.pay.valid) sent++;
         if (out.frame.valid) {
             for (unsigned i = 0; i < out.frame.data.bytes; i++)
@@ -239,6 +241,7 @@ static void test_rx_dispatch(void) {
         din.req_pay_ready = !chance(30);
         din.resp_pkt_ready = !chance(30);
         din.resp_pay_ready = !chance(30);
+        hls_edge_queue_bind(edges); /* rx_dispatch and roce_rx share one clock: one queue */
         rx_dispatch(&din, &dout, &d);
         /* stream rule on our outputs: a beat offered and not taken stays unchanged */
         bool stall_now[4] = {dout.req_pkt.valid && !din.req_pkt_ready, dout.req_pay.valid && !din.req_pay_ready,
@@ -253,7 +256,7 @@ static void test_rx_dispatch(void) {
         rin.pay_ready = dout.rx_pay_ready;
         memset(&rout, 0, sizeof rout);
         roce_rx(&rin, &rout, &rx);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (din.cfg.valid && dout.cfg_ready) cfg_sent++;
         if (rin.frame.valid && rout.frame_ready) {
             fo += rin.frame.data.bytes;
@@ -280,8 +283,9 @@ static void test_rx_dispatch(void) {
     check(dup == 0, "rx_dispatch forwards each good packet once and no dropped one", "a packet seen 0 or 2+ times");
     rx_dispatch_out o = {0};
     rx_dispatch_in z = {0};
+    hls_edge_queue_bind(edges);
     rx_dispatch(&z, &o, &d);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     snprintf(why, sizeof why, "got req %u resp %u bad %u addr %u len %u, want %d %d %d %d %d", o.to_responder,
              o.to_completer, o.dropped_bad, o.dropped_addr, o.dropped_len, n[0], n[1], n[2], n[3], n[4]);
     check(o.to_responder == (unsigned)n[0] && o.to_completer == (unsigned)n[1] && o.dropped_bad == (unsigned)n[2] &&
@@ -344,8 +348,9 @@ static void test_tx_arb(void) {
         in.tx_desc_ready = !chance(40);
         in.tx_pay_ready = !chance(30);
         bool was_idle = !st.busy;
+        hls_edge_queue_bind(edges);
         tx_arb(&in, &out, &st);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (prev_dstall && (!out.tx_desc.valid || out.tx_desc.data.psn != prev.tx_desc.data.psn ||
                             out.tx_desc.data.dest_qp != prev.tx_desc.data.dest_qp)) stab_ok = false;
         if (prev_pstall && (!out.tx_pay.valid || out.tx_pay.data.data != prev.tx_pay.data.data)) stab_ok = false;
@@ -441,8 +446,9 @@ static void test_tx_arb_no_starvation(void) {
         in.b_pay.data.bytes = 64;
         in.tx_desc_ready = true;
         in.tx_pay_ready = true;
+        hls_edge_queue_bind(edges);
         tx_arb(&in, &out, &st);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (out.a_desc_ready) { a_beats_left = 64; a_sent++; }
         bool b_beat = in.b_pay.valid && out.b_pay_ready;  /* before the descriptor updates the count */
         if (out.a_pay_ready && a_beats_left) a_beats_left--;
@@ -464,6 +470,7 @@ static void test_tx_arb_no_starvation(void) {
 }
 
 int main(int argc, char **argv) {
+    edges = hls_edge_queue_new();
     if (argc > 1) rs = strtoull(argv[1], NULL, 0);
     printf("seed 0x%llx\n", (unsigned long long)rs);
     test_rx_dispatch();

@@ -26,6 +26,7 @@
 
 #include "../../../testbench/lib/pcap.h"
 
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static int fails, checks;
 #define CHECK(c, ...)                                        \
     do {                                                     \
@@ -233,8 +234,9 @@ static uint64_t run_tx(int gaps, int bp, uint64_t *beats_out) {
         in.frame_ready = !bp || !chance(35);
         roce_tx_out out;
         memset(&out, 0, sizeof out);
+        hls_edge_queue_bind(edges);
         roce_tx(&in, &out, &st);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (prev_stall)
             CHECK(out.frame.valid && out.frame.data.data == prev_out.frame.data.data &&
                       out.frame.data.bytes == prev_out.frame.data.bytes &&
@@ -311,8 +313,9 @@ static uint64_t run_rx(frame_t *fr, int n, int gaps, int bp, uint64_t *beats_in,
         in.desc_ready = !bp || !chance(30);
         roce_rx_out out;
         memset(&out, 0, sizeof out);
+        hls_edge_queue_bind(edges);
         roce_rx(&in, &out, &st);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (prev_pstall)
             CHECK(out.pay.valid && out.pay.data.data == prev_out.pay.data.data &&
                       out.pay.data.bytes == prev_out.pay.data.bytes && out.pay.data.last == prev_out.pay.data.last,
@@ -396,6 +399,7 @@ static void fix_icrc(uint8_t *f, size_t len) {
 }
 
 int main(int argc, char **argv) {
+    edges = hls_edge_queue_new();
     const char *outdir = argc > 1 ? argv[1] : ".";
     char path[512];
 

@@ -120,6 +120,7 @@ typedef struct {
     uint8_t *rxpay[MAXP]; uint32_t rxpay_len[MAXP]; int nrxpay;
     uint8_t rx_blob[4096]; uint32_t rx_len;
     uint32_t frames;
+    hls_edge_queue *edges;  /* the memory edges of requester, roce_tx and roce_rx (hls.h) */
 } tb_t;
 
 static tb_t *tb_new(uint64_t seed, double bp) {
@@ -137,6 +138,7 @@ static tb_t *tb_new(uint64_t seed, double bp) {
     t->blob_len = calloc(MAXP, sizeof *t->blob_len);
     t->auto_retire = true;
     t->next_buf = 0x10000000;
+    t->edges = hls_edge_queue_new();
 #ifdef RQ_RTL
     t->rtl = requester_rtl_new();
 #endif
@@ -150,6 +152,7 @@ static void tb_free(tb_t *t) {
     for (int i = 0; i < t->nq; i++) free(t->qps[i]);
     free(t->pkts); free(t->blobs); free(t->blob_len);
     hostmem_free(t->mem);
+    hls_edge_queue_free(t->edges);
 #ifdef RQ_RTL
     requester_rtl_free(t->rtl);
 #endif
@@ -240,8 +243,9 @@ static void wire_step(tb_t *t, const requester_out *o) {
     ti.frame_ready = t->f_t - t->f_h < 4;
     roce_tx_out to;
     memset(&to, 0, sizeof to);
+    hls_edge_queue_bind(t->edges);
     roce_tx(&ti, &to, &t->tx);
-    hls_clock_edge();
+    hls_clock_edge(t->edges);
     if (ti.desc.valid && to.desc_ready) t->d_h++;
     if (ti.pay.valid && to.pay_ready) t->p_h++;
 
@@ -253,8 +257,9 @@ static void wire_step(tb_t *t, const requester_out *o) {
     ri.desc_ready = true;
     roce_rx_out ro;
     memset(&ro, 0, sizeof ro);
+    hls_edge_queue_bind(t->edges);
     roce_rx(&ri, &ro, &t->rx);
-    hls_clock_edge();
+    hls_clock_edge(t->edges);
     if (ri.frame.valid && ro.frame_ready) t->f_h++;
     if (to.frame.valid && ti.frame_ready) {
         t->ffifo[t->f_t++ % 4] = to.frame.data;
@@ -305,8 +310,9 @@ static void step(tb_t *t) {
 
     requester_out out;
     memset(&out, 0, sizeof out);
+    hls_edge_queue_bind(t->edges);
     requester(&in, &out, &t->st);
-    hls_clock_edge();
+    hls_clock_edge(t->edges);
 #ifdef RQ_RTL
     requester_out rout;
     requester_rtl_eval(t->rtl, &in, &rout);

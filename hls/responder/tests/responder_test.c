@@ -39,6 +39,7 @@ static nic_rx_pkt_t pktq[QMAX];
 static unsigned pkt_h, pkt_t;
 static nic_beat_t beatq[QMAX];
 static unsigned beat_h, beat_t;
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static bool cfg_off, db_off, pkt_off, beat_off; /* a beat is offered: hold it */
 
 /* ---- what came out ------------------------------------------------------------------- */
@@ -130,8 +131,9 @@ static void cycle(void) {
 
     responder_out out;
     memset(&out, 0, sizeof out);
+    hls_edge_queue_bind(edges);
     responder(&in, &out, &st);
-    hls_clock_edge();
+    hls_clock_edge(edges);
 
     /* stream rule on the outputs: a stalled beat stays valid and unchanged */
     static responder_out prev;
@@ -1208,6 +1210,7 @@ static void t_quiesce_flush(void) {
 }
 
 int main(int argc, char **argv) {
+    edges = hls_edge_queue_new();
     hostmem_config_t hc;
     hostmem_config_default(&hc);
     hc.read_latency = 7;

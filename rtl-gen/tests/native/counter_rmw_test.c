@@ -5,6 +5,7 @@
 
 #include "../pass/counter_rmw.c"
 
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static int failures;
 static void check(const char *name, bool ok) {
     printf("%s native/%s\n", ok ? "PASS" : "FAIL", name);
@@ -14,6 +15,7 @@ static void check(const char *name, bool ok) {
 static counter_rmw_state st; /* ~1 KiB of RAM cells: static, zero like power-up */
 
 int main(void) {
+    edges = hls_edge_queue_new();
     uint32_t ref[256] = {0};
     bool pending = false;    /* a request was issued last cycle */
     uint8_t pend_addr = 0;
@@ -27,8 +29,9 @@ int main(void) {
                              .inc_addr = (uint8_t)((x >> 20) & 3),
                              .inc_amount = (uint16_t)(x >> 4)};
         counter_rmw_out out = {0};
+        hls_edge_queue_bind(edges);
         counter_rmw(&in, &out, &st);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (out.upd_valid != pending ||
             (pending && (out.upd_addr != pend_addr || out.upd_value != pend_value)))
             mismatches++;

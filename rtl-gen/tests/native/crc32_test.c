@@ -5,6 +5,7 @@
 
 #include "../pass/crc32_beat.c"
 
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static int failures;
 static void check(const char *name, bool ok) {
     printf("%s native/%s\n", ok ? "PASS" : "FAIL", name);
@@ -28,8 +29,9 @@ static uint32_t crc32_ref(const uint8_t *p, size_t n) {
 /* One cycle of the block: zeroed outputs, then the clock edge. */
 static crc32_beat_out cycle(crc32_beat_state *st, const crc32_beat_in *in) {
     crc32_beat_out out = {0};
+    hls_edge_queue_bind(edges);
     crc32_beat(in, &out, st);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     return out;
 }
 
@@ -68,6 +70,7 @@ static uint32_t run_packet(crc32_beat_state *st, const uint8_t *p, size_t n, boo
 }
 
 int main(void) {
+    edges = hls_edge_queue_new();
     make_table();
     crc32_beat_state st = {0};
     bool bad = false;

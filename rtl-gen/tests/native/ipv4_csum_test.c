@@ -4,6 +4,7 @@
 
 #include "../pass/ipv4_csum.c"
 
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static int failures;
 static void check(const char *name, bool ok) {
     printf("%s native/%s\n", ok ? "PASS" : "FAIL", name);
@@ -15,12 +16,14 @@ static ipv4_csum_out run(const uint8_t hdr[20]) {
     ipv4_csum_out out = {0};
     ipv4_csum_state st = {0};
     memcpy(in.hdr, hdr, 20);
+    hls_edge_queue_bind(edges);
     ipv4_csum(&in, &out, &st);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     return out;
 }
 
 int main(void) {
+    edges = hls_edge_queue_new();
     uint8_t h[20] = {0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
                      0xB8, 0x61, 0xC0, 0xA8, 0x00, 0x01, 0xC0, 0xA8, 0x00, 0xC7};
     ipv4_csum_out o = run(h);

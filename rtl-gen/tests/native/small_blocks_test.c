@@ -11,6 +11,7 @@
 #include "../pass/sat_counter13.c"
 #include "../pass/wide_mem.c"
 
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static int failures;
 static void check(const char *name, bool ok) {
     printf("%s native/%s\n", ok ? "PASS" : "FAIL", name);
@@ -21,8 +22,9 @@ static sat_counter13_state sc;
 static unsigned sat(bool up, bool down, unsigned step) {
     sat_counter13_in in = {.up = up, .down = down, .step = (hls_uint(13))step};
     sat_counter13_out out = {0};
+    hls_edge_queue_bind(edges);
     sat_counter13(&in, &out, &sc);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     return (unsigned)sc.count;
 }
 
@@ -31,8 +33,9 @@ static wide_mem_out mem(bool we, unsigned waddr, hls_u512 wdata, bool re, unsign
     wide_mem_in in = {.we = we, .waddr = (hls_uint(6))waddr, .wdata = wdata, .re = re,
                       .raddr = (uint8_t)raddr};
     wide_mem_out out = {0};
+    hls_edge_queue_bind(edges);
     wide_mem(&in, &out, &wm);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     return out;
 }
 
@@ -40,12 +43,14 @@ static hdr_parser_state hp;
 static hdr_parser_out word(uint32_t w, bool last, bool hold) {
     hdr_parser_in in = {.rx = {true, {w, last}}, .hold = hold};
     hdr_parser_out out = {0};
+    hls_edge_queue_bind(edges);
     hdr_parser(&in, &out, &hp);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     return out;
 }
 
 int main(void) {
+    edges = hls_edge_queue_new();
     check("sat_counter13/saturates_high", sat(true, false, 8000) == 8000 &&
                                               sat(true, false, 8000) == 8191 &&
                                               sat(true, false, 1) == 8191);
@@ -86,8 +91,9 @@ int main(void) {
                        .host64 = 0x0102030405060708ull};
     bswap_net_out bo = {0};
     bswap_net_state bs = {0};
+    hls_edge_queue_bind(edges);
     bswap_net(&bi, &bo, &bs);
-    hls_clock_edge();
+    hls_clock_edge(edges);
     const uint8_t expect_out[12] = {0x04, 0x40, 0xFF, 0xFF, 0x00, 0x00, 0x01, 0x23,
                                     0x80, 0xAB, 0xCD, 0xEF};
     check("bswap_net/bth_fields", bo.opcode == 4 && bo.pkey == 0xFFFF && bo.dest_qp == 0x123 &&

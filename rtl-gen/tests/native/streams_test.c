@@ -10,6 +10,7 @@
 #include "../pass/pipe_stage_b.c"
 #include "../pass/skid_buffer.c"
 
+static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
 static int failures;
 static void check(const char *name, bool ok) {
     printf("%s native/%s\n", ok ? "PASS" : "FAIL", name);
@@ -31,8 +32,9 @@ static void test_fifo4(void) {
         if (!in_valid) in_valid = coin(60);  /* producer: hold valid until accepted */
         fifo4_in in = {.enq = {in_valid, sent * 2654435761u}, .deq_ready = coin(50)};
         fifo4_out out = {0};
+        hls_edge_queue_bind(edges);
         fifo4(&in, &out, &st);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         /* output side: once valid, stays valid with the same data until taken */
         if (prev_valid && (!out.deq.valid || out.deq.data != prev_data)) hold_ok = false;
         if (out.deq.valid && in.deq_ready) {
@@ -65,8 +67,9 @@ static void test_skid(void) {
         skid_buffer_in in = {.up = {in_valid, {sent * 0x9E3779B97F4A7C15ull, (hls_uint(3))sent, sent % 5 == 0}},
                              .down_ready = busy_phase || coin(40)};
         skid_buffer_out out = {0};
+        hls_edge_queue_bind(edges);
         skid_buffer(&in, &out, &st);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (out.down.valid && in.down_ready) {
             if (out.down.data.data != received * 0x9E3779B97F4A7C15ull ||
                 out.down.data.empty != (hls_uint(3))received ||
@@ -98,13 +101,14 @@ static void test_pipe(void) {
         pipe_stage_a_in ai = {.enable = !draining, .pkt_words = (hls_uint(4))(cyc >> 8),
                               .tx_ready = !stall};
         ao = (pipe_stage_a_out){0};
+        hls_edge_queue_bind(edges); /* both stages share one clock: one queue, one edge */
         pipe_stage_a(&ai, &ao, &a);
         pipe_stage_b_in bi = {.rx = {ao.tx.valid, {ao.tx.data.seq, ao.tx.data.payload,
                                                    ao.tx.data.last}},
                               .stall = stall};
         bo = (pipe_stage_b_out){0};
         pipe_stage_b(&bi, &bo, &b);
-        hls_clock_edge();
+        hls_clock_edge(edges);
         if (bo.rx_ready != !stall) ready_ok = false;
         moved += ao.tx.valid && bo.rx_ready;
     }
@@ -114,6 +118,7 @@ static void test_pipe(void) {
 }
 
 int main(void) {
+    edges = hls_edge_queue_new();
     test_fifo4();
     test_skid();
     test_pipe();
