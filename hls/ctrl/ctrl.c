@@ -233,8 +233,17 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
     hls_u128 ans = d;                 /* a write answers with the word written */
     if (sect == NIC_CTX_CTRL_QP) {
         ctx_qp_img_t img = qp_image(q);
-        if (wr) qp_write(mo, num_row(c->fn, c->num), qp_from_image(qp_put(img, w, d), c->fn));
+        ctrl_qp_row_t nq = qp_from_image(qp_put(img, w, d), c->fn);
+        if (wr) qp_write(mo, num_row(c->fn, c->num), nq);
         else ans = qp_word(img, w);
+        if (wr && w == NIC_CTX_QP_WORDS - 1) {
+            /* the row is complete: the QP blocks take their copies of the attributes and
+             * keep their live state, which their own sections load (one copy per fact) */
+            nic_qp_attr_t a = row_attr(&nq);
+            v->cfg = qp_cfg(num_row(c->fn, c->num), a.state, &a, nq.valid);
+            v->cfg.kind = NIC_CFG_QP_ATTR;
+            v->need = TO_QP_BLOCKS;
+        }
     } else if (sect == NIC_CTX_CTRL_CQ) {
         if (wr) cq_write(mo, st->cq_a, cq_from_image(d));
         else ans = cq_image(st->cqa);

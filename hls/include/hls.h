@@ -112,7 +112,8 @@ typedef struct hls_edge_queue {
 __attribute__((weak)) _Thread_local hls_edge_queue *hls__bound_queue;
 
 static inline void hls__fail(const char *what, const void *mem) {
-    fprintf(stderr, "hls: %s (memory at %p)\n", what, mem);
+    if (mem) fprintf(stderr, "hls: %s (memory at %p)\n", what, mem);
+    else fprintf(stderr, "hls: %s\n", what);
     abort();
 }
 

@@ -352,6 +352,9 @@ enum {
     NIC_CFG_CTX = 7,          /* fn, row (qp / cq / mr: the absolute row), ctx_*: read, or
                                  write when ctx_write; the owner answers NIC_EV_CTX */
     NIC_CFG_THROTTLE = 8,     /* fn: rate (bytes per 1024 cycles, 0 = off) */
+    NIC_CFG_QP_ATTR = 9,      /* qp row: attr (and valid) as the migration firmware loaded
+                                 them into ctrl (CTX_WRITE of CTRL_QP's last word): take the
+                                 attribute copies, keep the live state, no state transition */
 };
 typedef struct {
     uint8_t kind;             /* NIC_CFG_* */

@@ -22,7 +22,7 @@ typedef struct {
     uint32_t epsn;         /* expected PSN (24 bits) */
     uint32_t msn;          /* completed messages (24 bits) */
     uint32_t len;          /* open SEND: buffer length; open WRITE: bytes still to come */
-    uint32_t off;          /* open SEND: bytes received; open WRITE: the RETH length */
+    uint32_t off;          /* open SEND / WRITE: bytes received so far */
     uint16_t rq_head;      /* next RQ WQE to consume (free-running) */
     uint16_t rq_tail;      /* producer index from the last doorbell */
     uint16_t udp_sport;    /* cfg */
@@ -36,7 +36,10 @@ typedef struct {
     uint8_t nak_pending;   /* a PSN sequence error NAK is out; stay quiet until epsn arrives */
     uint8_t quiesced;      /* cfg: drop requests without answer */
     uint8_t atom_next;     /* next replay-cache slot to fill */
-} rsp_qpc_t;               /* 80 bytes */
+    uint8_t wqe_reload;    /* open SEND loaded through the context port: its RQ WQE (wr_id,
+                              buffer) is read again at rq_head - 1 by the next packet */
+    uint8_t rsvd[7];
+} rsp_qpc_t;               /* 88 bytes */
 
 /* ---- MR row: row = fn * NIC_MR_PER_FN + (key >> 8) % NIC_MR_PER_FN ------------------ */
 typedef struct {
@@ -58,6 +61,25 @@ typedef struct {
     uint32_t valid;                /* bit i: slot i holds an executed atomic */
     uint32_t rsvd;
 } rsp_atom_t;              /* 56 bytes */
+
+/* ---- background work of a QP, one row per QP: its READ responses and its RQ flush.
+ * READ requests accepted and not yet fully answered wait here in PSN order (IB 9.5: at most
+ * max_dest_rd_atomic of them). Slot `head` is the one being answered; its va, len and psn
+ * are those of the NEXT response packet and advance after each packet, so between any two
+ * packets the QP's whole READ position is in this row (live migration saves it as is). */
+#define RSP_RD_SLOTS 4             /* = NIC_MAX_DEST_RD_ATOMIC */
+typedef struct {
+    uint64_t va[RSP_RD_SLOTS];     /* next byte to send */
+    uint32_t len[RSP_RD_SLOTS];    /* bytes not yet sent */
+    uint32_t psn[RSP_RD_SLOTS];    /* PSN of the next response packet */
+    uint32_t msn[RSP_RD_SLOTS];    /* the MSN its AETHs carry: the one after this READ */
+    uint8_t head;                  /* slot being answered */
+    uint8_t count;                 /* READs queued, the one being answered included */
+    uint8_t started;               /* head's FIRST is out: the next packet is MIDDLE or LAST */
+    uint8_t limit;                 /* cfg: max_dest_rd_atomic (responder resources) */
+    uint8_t flush;                 /* ctrl moved the QP to ERR: posted RQ WQEs get flushed */
+    uint8_t rsvd[3];
+} rsp_rdq_t;               /* 88 bytes */
 
 typedef struct {
     HLS_STREAM(nic_cfg_t) cfg;
@@ -101,24 +123,41 @@ enum {
     RSP_AT_REQ,   /* atomic: DMA read 8 bytes */
     RSP_AT_RSP,
     RSP_AT_WR,    /* atomic: DMA write 8 bytes, replay cache write */
-    RSP_FIN,      /* emit pending CQE, ACK/NAK, event; then write the qpc row back */
+    RSP_FIN,      /* emit pending CQE, ACK/NAK, event; then write the rows back */
+    RSP_BG,       /* qpc and rdq rows read for a QP's background work: pick one unit */
     RSP_FL_REQ,   /* flush: DMA read of the next posted RQ WQE */
     RSP_FL_RSP,
+    RSP_CTX,      /* qpc, rdq and replay rows read for a context-port word: answer / write */
+    RSP_EMIT,     /* markers or a context answer on tx_desc, cqe, ev (each until it moves) */
 };
 
 enum { RSP_TAG_WQE = 1, RSP_TAG_READ = 2, RSP_TAG_ATOMIC = 3 };
 #define RSP_RD_AHEAD 2
+/* throttle bucket ceiling in 1/1024 bytes: 16 KiB, the largest burst; above any payload_len
+ * (14 bits), so every packet can pass once the bucket is full */
+#define RSP_THR_CAP ((uint32_t)16384 << 10)
 
 typedef struct {
     HLS_MEM(rsp_qpc_t, NIC_QPS) qpc;
     HLS_MEM(rsp_mr_t, NIC_MRS) mr;
     HLS_MEM(rsp_atom_t, NIC_QPS) atom;
+    HLS_MEM(rsp_rdq_t, NIC_QPS) rdq;
     uint64_t fn_mac[NIC_FNS];     /* NIC_CFG_FN: source of our ACKs and responses */
     uint32_t fn_ip[NIC_FNS];
     uint8_t phase;                /* RSP_* */
     rsp_qpc_t ctx;                /* working copy of the row being served */
+    rsp_rdq_t rq;                 /* and of its background-work row */
     nic_qp_t row;
+    /* scheduling: a QP has background work (a bit of bg_work) while its rdq row holds READs
+     * to answer or WQEs to flush; quiesced QPs (bits of quiesced_qps) are skipped. IDLE
+     * alternates between request packets and background units, and takes the QPs with work
+     * round-robin, one unit (a response packet, a flushed WQE) per turn. */
+    uint64_t bg_work;
+    uint64_t quiesced_qps;
+    nic_qp_t rr_last;             /* the last QP served background work */
+    bool last_bg;                 /* the last job taken was background work */
     nic_rx_pkt_t pkt;             /* the request being served */
+    bool parked;                  /* pkt waits until its QP's READ responses are out */
     nic_cfg_t cfg;                /* the cfg being applied */
     hls_u24 db_num;               /* the doorbell being applied */
     uint16_t db_index;
@@ -128,23 +167,31 @@ typedef struct {
     bool discard;                 /* drain the payload without writing it */
     uint64_t pay_addr;            /* next payload byte's destination */
     uint16_t pay_rem;             /* payload bytes left */
-    bool need_cqe, need_ack, need_ev, flushing;
+    bool need_cqe, need_ack, need_ev;
     nic_cqe_req_t cqe;
     roce_hdr_t txd;               /* ACK / NAK / ATOMIC ACK / current READ RESPONSE */
     nic_event_t ev;
-    /* READ responses: the DMA reads run up to RSP_RD_AHEAD packets ahead of the packet
-     * being sent, so the read latency overlaps the previous packet's beats */
+    /* READ responses of the QP in rq: a packet is started when its DMA read is issued. The
+     * read of the next packet of the same READ is issued during the current one only while
+     * no other work waits (iss_hold: an offered read stays offered); such a packet is then
+     * sent right after, so the read latency overlaps the previous packet's beats */
     uint64_t iss_va;              /* next byte to request */
-    uint32_t iss_rem;             /* bytes not yet requested */
+    uint32_t iss_rem;             /* bytes of the head READ not yet requested */
     uint8_t ahead;                /* packets requested whose beats have not all been sent */
-    uint32_t rd_rem;              /* bytes not yet put in a response packet */
-    hls_u24 rd_psn;               /* PSN of the packet being sent */
-    bool rd_first;
+    bool iss_hold;
     uint16_t rd_n;                /* payload bytes of the packet being sent */
     bool desc_done;               /* its descriptor has moved */
     uint16_t tx_rem;              /* its payload bytes still to forward */
     /* atomics */
     uint64_t at_orig;
+    /* live migration (docs/responder.md "Migration"): the function's suspend level; the
+     * dirty bit of every QP row written since the last NIC_CTX_DIRTY read; the throttle's
+     * token buckets in 1/1024 bytes (a bucket gains `rate` per cycle, rate = bytes per 1024
+     * cycles, 0 = off) */
+    uint8_t level[NIC_FNS];
+    uint64_t dirty;
+    uint32_t rate[NIC_FNS];
+    uint32_t tokens[NIC_FNS];
     uint32_t acks_sent, naks_sent, dropped;
 } responder_state;
 

@@ -644,7 +644,7 @@ int nic_tb_modify_qp_rts(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, 
     if ((r = nic_tb_cmd(tb, nic, &c, NULL))) return r;
     c.mask = NIC_QPA_STATE | NIC_QPA_SQ_PSN | NIC_QPA_TIMEOUT | NIC_QPA_RETRY_CNT | NIC_QPA_RNR_RETRY |
              NIC_QPA_MAX_QP_RD_ATOMIC;
-    c.qp.max_rd_atomic = NIC_MAX_RD_ATOMIC;
+    c.qp.max_rd_atomic = NIC_MAX_DEST_RD_ATOMIC; /* the peer's responder resources */
     c.qp.state = NIC_QPS_RTS;
     c.qp.sq_psn = (hls_u24)sq_psn;
     c.qp.timeout = 14;

@@ -204,16 +204,34 @@ static void test_ctx_ctrl(void) {
     CHECK(r.status == NIC_CMD_ESTATE && r.bad_field == NIC_CMD_F_LEVEL, "write while ACTIVE");
     CHECK(total_cfg() == n0 + 5, "refused context commands sent messages");
 
-    /* load the image into function 3 (PASSIVE) at the same slots: no message to any block */
+    /* load the image into function 3 (PASSIVE) at the same slots: CQ and MR rows send no
+     * message; the QP's last word sends one NIC_CFG_QP_ATTR to each QP block (their copies
+     * of the attributes), nothing else */
     CHECK(to_level(3, NIC_SUSPEND_PASSIVE), "fn 3 PASSIVE");
     n0 = total_cfg();
     CHECK(run(c_ctx(true, 3, NIC_CTX_CTRL_CQ, 3, 0, cqw[0][0])).status == 0 &&
           run(c_ctx(true, 3, NIC_CTX_CTRL_CQ, 4, 0, cqw[1][0])).status == 0, "load CQs");
-    for (unsigned w = 0; w < 5; w++) CHECK(run(c_ctx(true, 3, NIC_CTX_CTRL_QP, 9, w, qpw[w])).status == 0, "load QP word %u", w);
-    for (unsigned w = 0; w < 2; w++) CHECK(run(c_ctx(true, 3, NIC_CTX_CTRL_MR, 0x27, w, mrw[w])).status == 0, "load MR word %u", w);
-    CHECK(total_cfg() == n0, "a CTRL_* write sent %u messages", total_cfg() - n0);
-    nic_qp_attr_t got = query(3, 0x1239).qp, want = src;
+    for (unsigned w = 0; w < 4; w++) CHECK(run(c_ctx(true, 3, NIC_CTX_CTRL_QP, 9, w, qpw[w])).status == 0, "load QP word %u", w);
+    CHECK(total_cfg() == n0, "CTRL_* writes before the QP row's last word sent %u messages", total_cfg() - n0);
+    unsigned q0[N_OUT];
+    for (unsigned i = 0; i < N_OUT; i++) q0[i] = tb.ncfg[i];
+    CHECK(run(c_ctx(true, 3, NIC_CTX_CTRL_QP, 9, 4, qpw[4])).status == 0, "load QP word 4");
+    nic_qp_attr_t want = src;
     want.send_cq = 3 * 16 + 3; want.recv_cq = 3 * 16 + 4;
+    for (unsigned i = 0; i < N_OUT; i++) {
+        bool qp_block = i == O_REQ || i == O_RESP || i == O_COMP;
+        const nic_cfg_t *m = &tb.cfg[i][(tb.ncfg[i] - 1) % LOGN];
+        nic_qp_attr_t ma = m->attr;
+        ma.cur_state = want.cur_state;
+        CHECK(tb.ncfg[i] == q0[i] + qp_block, "output %u got %u messages for the QP row", i, tb.ncfg[i] - q0[i]);
+        if (qp_block)
+            CHECK(m->kind == NIC_CFG_QP_ATTR && m->fn == 3 && m->qp == 3 * 16 + 9 && m->valid && attr_eq(&ma, &want),
+                  "output %u: QP_ATTR message (kind %u qp %u)", i, m->kind, (unsigned)m->qp);
+    }
+    n0 = total_cfg();
+    for (unsigned w = 0; w < 2; w++) CHECK(run(c_ctx(true, 3, NIC_CTX_CTRL_MR, 0x27, w, mrw[w])).status == 0, "load MR word %u", w);
+    CHECK(total_cfg() == n0, "an MR row write sent %u messages", total_cfg() - n0);
+    nic_qp_attr_t got = query(3, 0x1239).qp;
     CHECK(attr_eq(&got, &want), "loaded QP differs (send_cq %u recv_cq %u)", (unsigned)got.send_cq, (unsigned)got.recv_cq);
     hls_u128 again = ctx_read(3, NIC_CTX_CTRL_QP, 9, 3, &st);
     CHECK(again == qpw[3], "read back word 3 of the loaded row");

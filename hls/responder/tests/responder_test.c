@@ -1,504 +1,7 @@
-/* responder_test.c — the responder's C model driven cycle by cycle against testbench hostmem,
- * with a behavioural peer (hand-built request packets, random input gaps), random
- * back-pressure on every output, and exact checks: every response descriptor field and
- * payload byte, every CQE and event, every byte of host memory against a shadow copy.
- *
- * Expected answers come from the rules of IB vol. 1 9.7.4/9.7.5 as written in this file
- * (expect_* helpers), not from the block. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "hostmem.h"
-#include "prng.h"
-#include "responder.h"
-#include "tb_check.h"
-
-/* ---- memory map ---------------------------------------------------------------------- */
-#define RQ_BASE 0x10000ull    /* RQ rings: 0x1000 per QP row used */
-#define MR_BASE 0x100000ull   /* the registered region */
-#define MR_LEN 0x20000ull
-#define BUF_BASE 0x200000ull  /* receive buffers */
-#define BUF_LEN 0x10000ull
-#define ATOM_VA (MR_BASE + 0x1F000)
-
-static hostmem_t *mem;
-static prng_t rng;
-static uint8_t shadow_mr[MR_LEN], shadow_buf[BUF_LEN];
-static responder_state st;
-static uint64_t cycles;
-static double p_ready = 0.7, p_offer = 0.7;
-
-/* ---- queues into the block ----------------------------------------------------------- */
-#define QMAX 8192
-static nic_cfg_t cfgq[64];
-static unsigned cfg_h, cfg_t;
-static nic_db_t dbq[64];
-static unsigned db_h, db_t;
-static nic_rx_pkt_t pktq[QMAX];
-static unsigned pkt_h, pkt_t;
-static nic_beat_t beatq[QMAX];
-static unsigned beat_h, beat_t;
-static hls_edge_queue *edges; /* the memory edges of the blocks this test steps (hls.h) */
-static bool cfg_off, db_off, pkt_off, beat_off; /* a beat is offered: hold it */
-
-/* ---- what came out ------------------------------------------------------------------- */
-static roce_hdr_t descs[QMAX];
-static unsigned ndesc;
-static uint8_t paybytes[1 << 18];
-static unsigned npay;
-static unsigned pay_beats[QMAX]; /* beats per frame, in order */
-static unsigned pay_bytes[QMAX];
-static unsigned npayframes, cur_beats, cur_bytes;
-static bool bad_beat;
-static nic_cqe_req_t cqes[256];
-static unsigned ncqe;
-static nic_event_t evs[64];
-static unsigned nev;
-static bool unstable;
-
-/* ---- the QP under test --------------------------------------------------------------- */
-#define FN 1
-#define QPN 0x000123
-#define ROW ((FN << NIC_QP_SLOT_BITS) | (QPN & 15))
-#define DEST_QPN 0x000456
-#define PD 7
-#define RQ_LOG 3
-#define RECV_CQ 5
-#define MIN_RNR 12
-#define KEY_OK 0x1234
-#define KEY_BADPD 0x2201
-#define KEY_RONLY 0x2302
-#define KEY_SMALL 0x2403
-#define KEY_BUF 0x2504 /* local MR over the receive buffers */
-#define KEY_DEREG 0x2605 /* a deregistered MR: everything matches but valid */
-#define FN_MAC 0x02000000aa01ull
-#define FN_IP 0x0a000001u
-#define PEER_MAC 0x02000000bb02ull
-#define PEER_IP 0x0a000002u
-#define SPORT 0xc123
-
-static uint16_t rq_prod; /* host's RQ producer index */
-static uint32_t model_msn;
-static uint32_t model_epsn;
-
-static hls_u512 bytes_to_u512(const uint8_t *b, unsigned n) {
-    hls_u512 v = 0;
-    for (unsigned i = 0; i < n && i < 64; i++) v |= (hls_u512)b[i] << (8 * i);
-    return v;
-}
-static void u512_to_bytes(hls_u512 v, uint8_t *b) {
-    for (unsigned i = 0; i < 64; i++) b[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void cycle(void) {
-    hostmem_port_out_t ho;
-    hostmem_eval(mem, 0, &ho);
-    responder_in in;
-    memset(&in, 0, sizeof in);
-    if (cfg_h != cfg_t && (cfg_off || prng_unit(&rng) < p_offer)) {
-        cfg_off = true;
-        in.cfg.valid = true;
-        in.cfg.data = cfgq[cfg_h % 64];
-    }
-    if (db_h != db_t && (db_off || prng_unit(&rng) < p_offer)) {
-        db_off = true;
-        in.rq_db.valid = true;
-        in.rq_db.data = dbq[db_h % 64];
-    }
-    if (pkt_h != pkt_t && (pkt_off || prng_unit(&rng) < p_offer)) {
-        pkt_off = true;
-        in.rx_pkt.valid = true;
-        in.rx_pkt.data = pktq[pkt_h % QMAX];
-    }
-    if (beat_h != beat_t && (beat_off || prng_unit(&rng) < p_offer)) {
-        beat_off = true;
-        in.rx_pay.valid = true;
-        in.rx_pay.data = beatq[beat_h % QMAX];
-    }
-    in.dma_req_ready = ho.req_ready;
-    in.dma_resp.valid = ho.resp_valid;
-    in.dma_resp.data.tag = ho.resp.tag;
-    in.dma_resp.data.data = bytes_to_u512(ho.resp.data, 64);
-    in.dma_resp.data.bytes = ho.resp.bytes;
-    in.dma_resp.data.last = ho.resp.last;
-    in.dma_resp.data.err = ho.resp.err;
-    in.tx_desc_ready = prng_unit(&rng) < p_ready;
-    in.tx_pay_ready = prng_unit(&rng) < p_ready;
-    in.cqe_ready = prng_unit(&rng) < p_ready;
-    in.ev_ready = prng_unit(&rng) < p_ready;
-
-    responder_out out;
-    memset(&out, 0, sizeof out);
-    hls_edge_queue_bind(edges);
-    responder(&in, &out, &st);
-    hls_clock_edge(edges);
-
-    /* stream rule on the outputs: a stalled beat stays valid and unchanged */
-    static responder_out prev;
-    static bool pv_desc, pv_pay, pv_cqe, pv_ev, pv_dma;
-    if (pv_desc && (!out.tx_desc.valid || memcmp(&prev.tx_desc.data, &out.tx_desc.data, sizeof(roce_hdr_t))))
-        unstable = true;
-    if (pv_pay && (!out.tx_pay.valid || prev.tx_pay.data.data != out.tx_pay.data.data ||
-                   prev.tx_pay.data.bytes != out.tx_pay.data.bytes))
-        unstable = true;
-    if (pv_cqe && (!out.cqe.valid || memcmp(&prev.cqe.data, &out.cqe.data, sizeof(nic_cqe_req_t))))
-        unstable = true;
-    if (pv_ev && (!out.ev.valid || memcmp(&prev.ev.data, &out.ev.data, sizeof(nic_event_t)))) unstable = true;
-    if (pv_dma && (!out.dma_req.valid || prev.dma_req.data.addr != out.dma_req.data.addr ||
-                   prev.dma_req.data.len != out.dma_req.data.len ||
-                   prev.dma_req.data.write != out.dma_req.data.write ||
-                   (out.dma_req.data.write && prev.dma_req.data.data != out.dma_req.data.data)))
-        unstable = true;
-    prev = out;
-    pv_desc = out.tx_desc.valid && !in.tx_desc_ready;
-    pv_pay = out.tx_pay.valid && !in.tx_pay_ready;
-    pv_cqe = out.cqe.valid && !in.cqe_ready;
-    pv_ev = out.ev.valid && !in.ev_ready;
-    pv_dma = out.dma_req.valid && !in.dma_req_ready;
-
-    hostmem_port_in_t hi;
-    memset(&hi, 0, sizeof hi);
-    hi.req_valid = out.dma_req.valid;
-    hi.req.op = out.dma_req.data.write ? HOSTMEM_OP_WRITE : HOSTMEM_OP_READ;
-    hi.req.tag = out.dma_req.data.tag;
-    hi.req.addr = out.dma_req.data.addr;
-    hi.req.len = (uint32_t)out.dma_req.data.len;
-    u512_to_bytes(out.dma_req.data.data, hi.req.data);
-    hi.resp_ready = out.dma_resp_ready;
-    hostmem_edge(mem, 0, &hi);
-    hostmem_tick(mem);
-
-    if (in.cfg.valid && out.cfg_ready) cfg_h++, cfg_off = false;
-    if (in.rq_db.valid && out.rq_db_ready) db_h++, db_off = false;
-    if (in.rx_pkt.valid && out.rx_pkt_ready) pkt_h++, pkt_off = false;
-    if (in.rx_pay.valid && out.rx_pay_ready) beat_h++, beat_off = false;
-    if (out.tx_desc.valid && in.tx_desc_ready && ndesc < QMAX) descs[ndesc++] = out.tx_desc.data;
-    if (out.tx_pay.valid && in.tx_pay_ready) {
-        unsigned n = (unsigned)out.tx_pay.data.bytes;
-        if (n == 0 || n > 64 || (n < 64 && !out.tx_pay.data.last)) bad_beat = true;
-        uint8_t b[64];
-        u512_to_bytes(out.tx_pay.data.data, b);
-        if (npay + n <= sizeof paybytes) memcpy(paybytes + npay, b, n), npay += n;
-        cur_beats++;
-        cur_bytes += n;
-        if (out.tx_pay.data.last && npayframes < QMAX) {
-            pay_beats[npayframes] = cur_beats;
-            pay_bytes[npayframes++] = cur_bytes;
-            cur_beats = cur_bytes = 0;
-        }
-    }
-    if (out.cqe.valid && in.cqe_ready && ncqe < 256) cqes[ncqe++] = out.cqe.data;
-    if (out.ev.valid && in.ev_ready && nev < 64) evs[nev++] = out.ev.data;
-    cycles++;
-}
-
-static bool run_idle(void) {
-    unsigned quiet = 0;
-    for (unsigned i = 0; i < 400000; i++) {
-        cycle();
-        bool busy = cfg_h != cfg_t || db_h != db_t || pkt_h != pkt_t || beat_h != beat_t ||
-                    st.phase != RSP_IDLE || !hostmem_idle(mem);
-        quiet = busy ? 0 : quiet + 1;
-        if (quiet > 8) return true;
-    }
-    return false;
-}
-
-/* ---- stimulus helpers ------------------------------------------------------------------- */
-static void push_cfg(nic_cfg_t c) { cfgq[cfg_t++ % 64] = c; }
-
-static nic_qp_attr_t qp_attr(uint8_t state, uint8_t pmtu, uint8_t access, uint32_t rq_psn) {
-    nic_qp_attr_t a;
-    memset(&a, 0, sizeof a);
-    a.state = state;
-    a.pmtu = pmtu;
-    a.qpn = QPN;
-    a.dest_qpn = DEST_QPN;
-    a.rq_psn = rq_psn;
-    a.dst_mac = PEER_MAC;
-    a.dst_ip = PEER_IP;
-    a.udp_sport = SPORT;
-    a.pd = PD;
-    a.access = access;
-    a.min_rnr_timer = MIN_RNR;
-    a.rq_base = RQ_BASE;
-    a.rq_log = RQ_LOG;
-    a.recv_cq = RECV_CQ;
-    return a;
-}
-
-static void cfg_qp(uint8_t prev, uint8_t state, uint8_t pmtu, uint8_t access, uint32_t rq_psn) {
-    nic_cfg_t c;
-    memset(&c, 0, sizeof c);
-    c.kind = NIC_CFG_QP;
-    c.fn = FN;
-    c.qp = ROW;
-    c.prev_state = prev;
-    c.attr = qp_attr(state, pmtu, access, rq_psn);
-    push_cfg(c);
-}
-
-static void cfg_mr_v(uint32_t key, uint32_t pd, uint64_t base, uint64_t len, uint8_t access,
-                     bool valid) {
-    nic_cfg_t c;
-    memset(&c, 0, sizeof c);
-    c.kind = NIC_CFG_MR;
-    c.fn = FN;
-    c.mr = (nic_mr_t)((FN << NIC_MR_SLOT_BITS) | ((key >> 8) & 63));
-    c.key = key;
-    c.pd = pd;
-    c.base = base;
-    c.len = len;
-    c.access = access;
-    c.valid = valid;
-    push_cfg(c);
-}
-static void cfg_mr(uint32_t key, uint32_t pd, uint64_t base, uint64_t len, uint8_t access) {
-    cfg_mr_v(key, pd, base, len, access, true);
-}
-
-static void cfg_quiesce(bool q) {
-    nic_cfg_t c;
-    memset(&c, 0, sizeof c);
-    c.kind = NIC_CFG_QUIESCE;
-    c.fn = FN;
-    c.qp = ROW;
-    c.quiesce = q;
-    push_cfg(c);
-}
-
-#define ACC_ALL (NIC_ACC_REMOTE_WRITE | NIC_ACC_REMOTE_READ | NIC_ACC_REMOTE_ATOMIC)
-
-/* Fresh QP: RESET -> INIT -> RTR (epsn = psn) -> RTS; RQ emptied (host index back to 0). */
-static void bring_up(uint8_t pmtu, uint8_t access, uint32_t psn) {
-    cfg_qp(NIC_QPS_ERR, NIC_QPS_RESET, pmtu, access, psn);
-    cfg_qp(NIC_QPS_RESET, NIC_QPS_INIT, pmtu, access, psn);
-    cfg_qp(NIC_QPS_INIT, NIC_QPS_RTR, pmtu, access, psn);
-    cfg_qp(NIC_QPS_RTR, NIC_QPS_RTS, pmtu, access, psn);
-    rq_prod = 0;
-    model_msn = 0;
-    model_epsn = psn;
-}
-
-static uint32_t post_lkey = KEY_BUF;
-static void post_recv(uint64_t wr_id, uint64_t addr, uint32_t len) {
-    nic_rq_wqe_t w = {wr_id, addr, len, post_lkey, 0};
-    hostmem_write(mem, RQ_BASE + 32 * (rq_prod & ((1u << RQ_LOG) - 1)), &w, sizeof w);
-    rq_prod++;
-    nic_db_t d = {.fn = FN, .num = QPN, .index = rq_prod};
-    dbq[db_t++ % 64] = d;
-    /* the host rings before the peer sends: the doorbell is in before later packets */
-    for (unsigned i = 0; i < 100000 && db_h != db_t; i++) cycle();
-}
-
-static roce_hdr_t req(uint8_t op, uint32_t psn, bool ackreq) {
-    roce_hdr_t h;
-    memset(&h, 0, sizeof h);
-    h.opcode = op;
-    h.dest_qp = QPN;
-    h.psn = psn & 0xFFFFFF;
-    h.ack_req = ackreq;
-    h.dst_mac = FN_MAC;
-    h.src_mac = PEER_MAC;
-    h.pkey = 0xFFFF;
-    return h;
-}
-
-static void push_pkt(roce_hdr_t h, const uint8_t *pay) {
-    nic_rx_pkt_t p;
-    memset(&p, 0, sizeof p);
-    p.hdr = h;
-    p.fn = FN;
-    pktq[pkt_t++ % QMAX] = p;
-    unsigned len = (unsigned)h.payload_len;
-    for (unsigned off = 0; off < len; off += 64) {
-        unsigned n = len - off < 64 ? len - off : 64;
-        nic_beat_t b;
-        memset(&b, 0, sizeof b);
-        b.data = bytes_to_u512(pay + off, n);
-        b.bytes = (hls_uint(7))n;
-        b.last = off + n == len;
-        beatq[beat_t++ % QMAX] = b;
-    }
-}
-
-/* ---- memory model ------------------------------------------------------------------------ */
-static uint8_t *shadow_at(uint64_t a) {
-    if (a >= MR_BASE && a < MR_BASE + MR_LEN) return &shadow_mr[a - MR_BASE];
-    if (a >= BUF_BASE && a < BUF_BASE + BUF_LEN) return &shadow_buf[a - BUF_BASE];
-    return NULL;
-}
-static void model_write(uint64_t a, const uint8_t *d, unsigned n) {
-    for (unsigned i = 0; i < n; i++) *shadow_at(a + i) = d[i];
-    if (n) hostmem_guard_target(mem, a, n);
-}
-/* Every byte of both regions equals the model (so nothing outside a target changed). */
-static void check_memory(void) {
-    hostmem_flush(mem);
-    static uint8_t got[MR_LEN];
-    hostmem_read(mem, MR_BASE, got, MR_LEN);
-    for (uint64_t i = 0; i < MR_LEN; i++)
-        if (got[i] != shadow_mr[i]) {
-            CHECK(0, "MR byte 0x%llx is %02x, model %02x", (unsigned long long)(MR_BASE + i), got[i],
-                  shadow_mr[i]);
-            break;
-        }
-    hostmem_read(mem, BUF_BASE, got, BUF_LEN);
-    for (uint64_t i = 0; i < BUF_LEN; i++)
-        if (got[i] != shadow_buf[i]) {
-            CHECK(0, "buffer byte 0x%llx is %02x, model %02x", (unsigned long long)(BUF_BASE + i),
-                  got[i], shadow_buf[i]);
-            break;
-        }
-}
-
-/* ---- expected outputs --------------------------------------------------------------------- */
-static roce_hdr_t exp_desc[QMAX];
-static const uint8_t *exp_pay[QMAX];
-static unsigned nexp;
-static nic_cqe_req_t exp_cqe[256];
-static unsigned nexp_cqe;
-static unsigned exp_ev; /* NIC_EV_QP_ERR events expected */
-static uint8_t exp_ev_detail;
-
-static roce_hdr_t resp_base(uint8_t op, uint32_t psn) {
-    roce_hdr_t d;
-    memset(&d, 0, sizeof d);
-    d.dst_mac = PEER_MAC;
-    d.src_mac = FN_MAC;
-    d.src_ip = FN_IP;
-    d.dst_ip = PEER_IP;
-    d.ttl = 64;
-    d.udp_sport = SPORT;
-    d.opcode = op;
-    d.pkey = 0xFFFF;
-    d.dest_qp = DEST_QPN;
-    d.psn = psn & 0xFFFFFF;
-    return d;
-}
-static void expect_ack(uint32_t psn, uint8_t syndrome, uint32_t msn) {
-    roce_hdr_t d = resp_base(ROCE_OP_ACKNOWLEDGE, psn);
-    d.aeth_syndrome = syndrome;
-    d.aeth_msn = msn & 0xFFFFFF;
-    exp_pay[nexp] = NULL;
-    exp_desc[nexp++] = d;
-}
-static void expect_atomic_ack(uint32_t psn, uint32_t msn, uint64_t orig) {
-    roce_hdr_t d = resp_base(ROCE_OP_ATOMIC_ACKNOWLEDGE, psn);
-    d.aeth_syndrome = 0x1F;
-    d.aeth_msn = msn & 0xFFFFFF;
-    d.atomic_orig = orig;
-    exp_pay[nexp] = NULL;
-    exp_desc[nexp++] = d;
-}
-/* READ responses (IB 9.7.5.1.4): ceil(len/mtu) packets (one for len 0), PSN psn+i, AETH
- * with the message's MSN on FIRST/LAST/ONLY; payload from the model of memory. */
-static void expect_read(uint64_t va, uint32_t len, uint32_t psn, uint32_t mtu, uint32_t msn) {
-    uint32_t n = len == 0 ? 1 : (len + mtu - 1) / mtu;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t bytes = len - i * mtu < mtu ? len - i * mtu : mtu;
-        uint8_t op = n == 1 ? ROCE_OP_READ_RESPONSE_ONLY
-                     : i == 0 ? ROCE_OP_READ_RESPONSE_FIRST
-                     : i == n - 1 ? ROCE_OP_READ_RESPONSE_LAST
-                                  : ROCE_OP_READ_RESPONSE_MIDDLE;
-        roce_hdr_t d = resp_base(op, psn + i);
-        if (op != ROCE_OP_READ_RESPONSE_MIDDLE) d.aeth_syndrome = 0x1F, d.aeth_msn = msn & 0xFFFFFF;
-        d.payload_len = (hls_uint(14))bytes;
-        exp_pay[nexp] = shadow_at(va + (uint64_t)i * mtu);
-        exp_desc[nexp++] = d;
-    }
-}
-static void expect_cqe(uint64_t wr_id, uint32_t len, uint8_t opcode, uint8_t status, bool imm,
-                       uint32_t immv) {
-    nic_cqe_req_t c;
-    memset(&c, 0, sizeof c);
-    c.cq = RECV_CQ;
-    c.cqe.wr_id = wr_id;
-    c.cqe.byte_len = len;
-    c.cqe.imm = imm ? immv : 0;
-    c.cqe.qpn = QPN;
-    c.cqe.opcode = opcode;
-    c.cqe.status = status;
-    c.cqe.flags = imm ? NIC_CQE_WITH_IMM : 0;
-    exp_cqe[nexp_cqe++] = c;
-}
-
-#define F(field) (unsigned long long)(field)
-static void check_desc_eq(unsigned i, const roce_hdr_t *g, const roce_hdr_t *e) {
-#define DF(f) CHECK(F(g->f) == F(e->f), "response %u: " #f " is 0x%llx, expected 0x%llx", i, F(g->f), F(e->f))
-    DF(opcode); DF(psn); DF(aeth_syndrome); DF(aeth_msn); DF(atomic_orig); DF(payload_len);
-    DF(dst_mac); DF(src_mac); DF(src_ip); DF(dst_ip); DF(ttl); DF(udp_sport); DF(pkey); DF(dest_qp);
-    DF(ack_req); DF(se); DF(migreq); DF(tver); DF(fecn); DF(becn); DF(dscp); DF(ecn);
-    DF(ip_id); DF(pad); DF(reth_va); DF(reth_rkey); DF(reth_len); DF(atomic_va); DF(atomic_rkey);
-    DF(atomic_swap_add); DF(atomic_cmp); DF(imm);
-#undef DF
-}
-
-/* Run to idle, then compare every output with the expectations and memory with the model. */
-static void settle(void) {
-    CHECK(run_idle(), "block did not go idle (phase %u)", (unsigned)st.phase);
-    CHECK(!unstable, "an output beat changed or vanished while stalled");
-    CHECK(!bad_beat, "a payload beat with a bad byte count");
-    CHECK(ndesc == nexp, "%u responses, expected %u", ndesc, nexp);
-    unsigned pf = 0, poff = 0;
-    for (unsigned i = 0; i < ndesc && i < nexp; i++) {
-        check_desc_eq(i, &descs[i], &exp_desc[i]);
-        unsigned len = (unsigned)exp_desc[i].payload_len;
-        if (len == 0) continue;
-        CHECK(pf < npayframes, "response %u: payload missing", i);
-        if (pf >= npayframes) break;
-        CHECK(pay_bytes[pf] == len && pay_beats[pf] == (len + 63) / 64,
-              "response %u: %u payload bytes in %u beats, expected %u", i, pay_bytes[pf],
-              pay_beats[pf], len);
-        CHECK(memcmp(paybytes + poff, exp_pay[i], len) == 0, "response %u: payload bytes differ", i);
-        poff += pay_bytes[pf++];
-    }
-    CHECK(pf == npayframes && cur_beats == 0, "%u payload frames, %u used", npayframes, pf);
-    CHECK(ncqe == nexp_cqe, "%u CQEs, expected %u", ncqe, nexp_cqe);
-    for (unsigned i = 0; i < ncqe && i < nexp_cqe; i++) {
-        const nic_cqe_t *g = &cqes[i].cqe, *e = &exp_cqe[i].cqe;
-        CHECK(cqes[i].cq == exp_cqe[i].cq && g->wr_id == e->wr_id && g->byte_len == e->byte_len &&
-                  g->imm == e->imm && g->qpn == e->qpn && g->opcode == e->opcode &&
-                  g->status == e->status && g->flags == e->flags,
-              "CQE %u: cq %u wr_id %llx len %u imm %x qpn %x op %u status %u flags %u; expected "
-              "cq %u wr_id %llx len %u imm %x op %u status %u flags %u",
-              i, (unsigned)cqes[i].cq, F(g->wr_id), g->byte_len, g->imm, g->qpn, g->opcode,
-              g->status, g->flags, (unsigned)exp_cqe[i].cq, F(e->wr_id), e->byte_len, e->imm,
-              e->opcode, e->status, e->flags);
-    }
-    CHECK(nev == exp_ev, "%u events, expected %u", nev, exp_ev);
-    for (unsigned i = 0; i < nev; i++)
-        CHECK(evs[i].kind == NIC_EV_QP_ERR && evs[i].qp == ROW && evs[i].cq == RECV_CQ &&
-                  evs[i].detail == exp_ev_detail,
-              "event %u: kind %u qp %u cq %u detail %u", i, evs[i].kind, (unsigned)evs[i].qp,
-              (unsigned)evs[i].cq, evs[i].detail);
-    check_memory();
-    CHECK(hostmem_guard_check(mem, NULL, 0) == 0, "guard bytes changed: %s",
-          hostmem_guard_first(mem) ? hostmem_guard_first(mem) : "(by backdoor?)");
-    CHECK(hostmem_error(mem) == NULL, "hostmem: %s", hostmem_error(mem));
-    ndesc = npay = npayframes = cur_beats = cur_bytes = ncqe = nev = 0;
-    nexp = nexp_cqe = exp_ev = 0;
-}
-
-/* The QP's epsn/msn as the block keeps them (after idle the row is in the table). */
-static rsp_qpc_t row(void) { return st.qpc.hls_mem_cell[ROW]; }
-
-/* Go to ERR through ctrl (cfg), expecting FLUSH_ERR CQEs for WQEs still posted, then up. */
-static void reset_qp(uint8_t pmtu, uint8_t access, uint32_t psn) {
-    rsp_qpc_t r = row();
-    for (uint16_t i = r.rq_head; i != r.rq_tail; i++) {
-        nic_rq_wqe_t w;
-        hostmem_read(mem, RQ_BASE + 32 * (i & ((1u << RQ_LOG) - 1)), &w, sizeof w);
-        expect_cqe(w.wr_id, 0, NIC_WC_RECV, NIC_WC_WR_FLUSH_ERR, false, 0);
-    }
-    cfg_qp(r.state == NIC_QPS_ERR ? NIC_QPS_RTS : r.state, NIC_QPS_ERR, pmtu, access, psn);
-    settle();
-    bring_up(pmtu, access, psn);
-    settle();
-}
-
-static void fill_random(uint8_t *b, unsigned n) { prng_fill(&rng, b, n); }
+/* responder_test.c — the responder's protocol scenarios (docs/responder.md "Tests"): SEND,
+ * WRITE, READ, atomics, duplicates, sequence errors, RNR, violations, READ queue, quiesce,
+ * throughput; the harness is responder_tb.h. */
+#include "responder_tb.h"
 
 /* ---- scenarios ----------------------------------------------------------------------------- */
 static uint8_t pay[70000];
@@ -640,6 +143,7 @@ static void t_read(uint8_t pmtu) {
         push_pkt(h, NULL);
         expect_read(va, lens[k], psn, mtu, ++model_msn);
         psn += lens[k] == 0 ? 1 : (lens[k] + mtu - 1) / mtu;
+        if (k % NIC_MAX_DEST_RD_ATOMIC == NIC_MAX_DEST_RD_ATOMIC - 1) settle(); /* the peer's limit */
     }
     settle();
     rsp_qpc_t r = row();
@@ -1006,41 +510,184 @@ static void t_drops(void) {
     tb_end();
 }
 
-int main(int argc, char **argv) {
-    edges = hls_edge_queue_new();
-    hostmem_config_t hc;
-    hostmem_config_default(&hc);
-    hc.read_latency = 7;
-    hc.write_latency = 5;
-    hc.write_queue = 2;     /* posted writes back-pressure the DMA port */
-    hc.max_outstanding = 2;
-    mem = hostmem_new(&hc);
-    prng_seed(&rng, argc > 1 ? strtoull(argv[1], NULL, 0) : 0x7e5b0d); /* timing seed */
-    /* guard pattern over both regions; the model starts from it */
-    hostmem_guard_fill(mem, MR_BASE, MR_LEN, 11);
-    hostmem_guard_fill(mem, BUF_BASE, BUF_LEN, 12);
-    for (uint64_t i = 0; i < MR_LEN; i++) shadow_mr[i] = hostmem_guard_byte(11, MR_BASE + i);
-    for (uint64_t i = 0; i < BUF_LEN; i++) shadow_buf[i] = hostmem_guard_byte(12, BUF_BASE + i);
-
-    tb_begin("setup: function, MRs, QP RESET->INIT->RTR->RTS");
-    nic_cfg_t fnc;
-    memset(&fnc, 0, sizeof fnc);
-    fnc.kind = NIC_CFG_FN;
-    fnc.fn = FN;
-    fnc.mac = FN_MAC;
-    fnc.ip = FN_IP;
-    push_cfg(fnc);
-    cfg_mr(KEY_OK, PD, MR_BASE, MR_LEN, ACC_ALL | NIC_ACC_LOCAL_WRITE);
-    cfg_mr(KEY_BADPD, PD + 1, MR_BASE, MR_LEN, ACC_ALL);
-    cfg_mr(KEY_RONLY, PD, MR_BASE, MR_LEN, NIC_ACC_REMOTE_READ);
-    cfg_mr(KEY_SMALL, PD, MR_BASE + 0x100, 0x100, ACC_ALL);
-    cfg_mr(KEY_BUF, PD, BUF_BASE, BUF_LEN, NIC_ACC_LOCAL_WRITE);
-    cfg_mr(KEY_DEREG, PD, MR_BASE, MR_LEN, ACC_ALL);
-    cfg_mr_v(KEY_DEREG, PD, MR_BASE, MR_LEN, ACC_ALL, false);
-    bring_up(1, ACC_ALL, 0);
+/* ---- READ responses as per-packet work --------------------------------------------------- */
+static void t_queued_reads(void) {
+    tb_begin("4 READs queued while the first is answered, answered in PSN order; WRITE ACK after");
+    reset_qp(1, ACC_ALL, 0xA00);
+    uint32_t psn = model_epsn;
+    for (unsigned k = 0; k < 4; k++) {
+        push_pkt(read_req(psn + 16 * k, READ_VA + 4096 * k + k, 4096), NULL);
+        expect_read(READ_VA + 4096 * k + k, 4096, psn + 16 * k, 256, ++model_msn);
+    }
+    roce_hdr_t w = wr(KEY_OK, MR_BASE + 0xA00, 8);
+    w.psn = psn + 64;
+    w.payload_len = 8;
+    uint8_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    push_pkt(w, x);
+    model_write(MR_BASE + 0xA00, x, 8);
+    expect_ack(psn + 64, 0x1F, ++model_msn); /* parked until every READ response is out */
+    /* the 4 requests are taken (accepted, epsn past them) before the first READ is answered */
+    for (unsigned i = 0; i < 100000 && pkt_t - pkt_h > 1; i++) cycle();
+    unsigned sent = ndesc;
     settle();
-    CHECK(row().state == NIC_QPS_RTS && row().qpn == QPN, "row state %u qpn %x", row().state, row().qpn);
+    CHECK(sent < 16, "%u responses were out before the 4th READ was accepted", sent);
+    CHECK(row().epsn == psn + 65, "epsn %x", row().epsn);
+    model_epsn = psn + 65;
     tb_end();
+}
+
+static void t_excess_reads(void) {
+    tb_begin("READ beyond max_dest_rd_atomic (2) -> NAK invalid request, QP to ERR");
+    dest_rd_atomic = 2;
+    reset_qp(1, ACC_ALL, 0xB00);
+    uint32_t psn = model_epsn;
+    for (unsigned k = 0; k < 3; k++) push_pkt(read_req(psn + 16 * k, READ_VA, 4096), NULL);
+    CHECK(run_idle(), "not idle");
+    /* READ 1 is cut by the NAK (in ERR nothing more is answered); READ 2 never starts */
+    unsigned k = ndesc - 1;
+    CHECK(ndesc >= 1 && k < 16, "%u responses before the NAK", k);
+    expect_read_prefix(READ_VA, 4096, psn, 256, model_msn + 1, k);
+    expect_ack(psn + 32, 0x61, model_msn + 2);
+    exp_ev = 1;
+    exp_ev_detail = NIC_WC_REM_INV_REQ_ERR;
+    settle();
+    dest_rd_atomic = NIC_MAX_DEST_RD_ATOMIC;
+    reset_qp(1, ACC_ALL, 0xB00);
+    tb_end();
+}
+
+static void t_duplicate_mid_read(void) {
+    tb_begin("duplicate READ from the middle replaces the READ in progress, answered from its PSN");
+    reset_qp(1, ACC_ALL, 0xC00);
+    uint32_t psn = model_epsn;
+    push_pkt(read_req(psn, READ_VA, 4096), NULL);
+    ++model_msn;
+    run_until_descs(4);
+    /* the requester's retry: PSN of its first missing response, RETH advanced by 3 MTUs */
+    push_pkt(read_req(psn + 3, READ_VA + 768, 4096 - 768), NULL);
+    CHECK(run_idle(), "not idle");
+    unsigned k = ndesc - 13;
+    CHECK(ndesc >= 13 && k >= 4 && k < 16, "%u responses of the original READ", k);
+    expect_read_prefix(READ_VA, 4096, psn, 256, model_msn, k);
+    expect_read(READ_VA + 768, 4096 - 768, psn + 3, 256, model_msn);
+    settle();
+    CHECK(row().epsn == psn + 16 && row().msn == model_msn, "epsn %x msn %u", row().epsn, row().msn);
+    model_epsn = psn + 16;
+    tb_end();
+}
+
+/* A second QP, row ROW + 1, same function, PD and MRs. */
+#define QPN_B (QPN + 1)
+#define DEST_QPN_B (DEST_QPN + 1)
+static void cfg_qp_b(uint8_t prev, uint8_t state, uint8_t pmtu, uint32_t psn) {
+    nic_cfg_t c;
+    memset(&c, 0, sizeof c);
+    c.kind = NIC_CFG_QP;
+    c.fn = FN;
+    c.qp = ROW + 1;
+    c.prev_state = prev;
+    c.attr = qp_attr(state, pmtu, ACC_ALL, psn);
+    c.attr.qpn = QPN_B;
+    c.attr.dest_qpn = DEST_QPN_B;
+    push_cfg(c);
+}
+
+static void t_interleave(void) {
+    tb_begin("two QPs' 8 KiB READ responses interleave packet by packet");
+    reset_qp(1, ACC_ALL, 0xD00);
+    cfg_qp_b(NIC_QPS_RESET, NIC_QPS_INIT, 1, 0x50);
+    cfg_qp_b(NIC_QPS_INIT, NIC_QPS_RTR, 1, 0x50);
+    settle();
+    uint32_t psn = model_epsn;
+    push_pkt(read_req(psn, READ_VA, 8192), NULL);
+    roce_hdr_t b = read_req(0x50, READ_VA + 8192 + 5, 8192);
+    b.dest_qp = QPN_B;
+    push_pkt(b, NULL);
+    CHECK(run_idle(), "not idle");
+    /* the expected packets of each QP, merged in the order they came out */
+    static roce_hdr_t ea[32], eb[32];
+    static const uint8_t *pa[32], *pb[32];
+    expect_read(READ_VA, 8192, psn, 256, ++model_msn);
+    memcpy(ea, exp_desc, sizeof ea), memcpy(pa, exp_pay, sizeof pa);
+    nexp = 0;
+    expect_read(READ_VA + 8192 + 5, 8192, 0x50, 256, 1);
+    memcpy(eb, exp_desc, sizeof eb), memcpy(pb, exp_pay, sizeof pb);
+    nexp = 0;
+    unsigned ia = 0, ib = 0, run = 0, longest = 0;
+    for (unsigned i = 0; i < ndesc && ia + ib < 64; i++) {
+        bool is_b = descs[i].dest_qp == DEST_QPN_B;
+        if (is_b && ib < 32) {
+            exp_desc[nexp] = eb[ib], exp_pay[nexp++] = pb[ib++];
+            exp_desc[nexp - 1].dest_qp = DEST_QPN_B;
+        } else if (!is_b && ia < 32) {
+            exp_desc[nexp] = ea[ia], exp_pay[nexp++] = pa[ia++];
+        }
+        run = i > 0 && descs[i].dest_qp == descs[i - 1].dest_qp ? run + 1 : 1;
+        if (ia < 32 && ib < 32 && run > longest) longest = run; /* while both have work */
+    }
+    settle();
+    CHECK(longest <= 3, "%u packets of one QP in a row while both had READ work", longest);
+    printf("     (longest run of one QP's packets while both busy: %u)\n", longest);
+    cfg_qp_b(NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
+    settle();
+    model_epsn = psn + 32;
+    tb_end();
+}
+
+static void t_quiesce_read(void) {
+    tb_begin("quiesce mid-READ: stops at a packet boundary, position in the row, resumes exactly");
+    reset_qp(3, ACC_ALL, 0xFFFFF0); /* mtu 1024, PSNs wrap */
+    uint32_t psn = model_epsn;
+    push_pkt(read_req(psn, READ_VA, 65536), NULL);
+    expect_read(READ_VA, 65536, psn, 1024, ++model_msn);
+    run_until_descs(5);
+    cfg_quiesce(true);
+    CHECK(run_idle(), "not idle");
+    unsigned k = ndesc;
+    uint64_t reads = dma_reads;
+    for (unsigned i = 0; i < 3000; i++) cycle();
+    CHECK(ndesc == k && dma_reads == reads, "quiesced: %u more responses, %llu more DMA reads",
+          ndesc - k, (unsigned long long)(dma_reads - reads));
+    CHECK(k >= 5 && k < 64, "%u of 64 responses out when quiesced", k);
+    rsp_rdq_t q = st.rdq.hls_mem_cell[ROW];
+    unsigned h = q.head & 3;
+    CHECK(q.count == 1 && q.started && q.psn[h] == ((psn + k) & 0xFFFFFF) &&
+              q.va[h] == READ_VA + 1024ull * k && q.len[h] == 65536 - 1024 * k,
+          "saved position: count %u started %u psn %x va %llx len %u after %u packets", q.count,
+          q.started, q.psn[h], (unsigned long long)q.va[h], q.len[h], k);
+    cfg_quiesce(false);
+    settle(); /* every packet exactly once, in order, byte-exact */
+    model_epsn = psn + 64;
+    tb_end();
+}
+
+static void t_quiesce_flush(void) {
+    tb_begin("quiesce during the ERR flush: no DMA, no CQE, doorbells wait; unquiesce finishes it");
+    reset_qp(1, ACC_ALL, 0xE00);
+    for (unsigned i = 0; i < 7; i++) post_recv(0xF00 + i, BUF_BASE, 8);
+    settle();
+    cfg_qp(NIC_QPS_RTS, NIC_QPS_ERR, 1, ACC_ALL, 0);
+    for (unsigned i = 0; i < 100000 && ncqe < 2; i++) cycle();
+    cfg_quiesce(true);
+    CHECK(run_idle(), "not idle");
+    unsigned k = ncqe;
+    uint64_t reads = dma_reads;
+    post_recv(0xF07, BUF_BASE, 8); /* a doorbell in ERR while quiesced */
+    for (unsigned i = 0; i < 3000; i++) cycle();
+    CHECK(ncqe == k && dma_reads == reads, "quiesced: %u more CQEs, %llu more DMA reads",
+          ncqe - k, (unsigned long long)(dma_reads - reads));
+    CHECK(k >= 2 && k < 7, "%u of 7 WQEs flushed when quiesced", k);
+    cfg_quiesce(false);
+    for (unsigned i = 0; i < 8; i++) expect_cqe(0xF00 + i, 0, NIC_WC_RECV, NIC_WC_WR_FLUSH_ERR, false, 0);
+    settle();
+    CHECK(row().rq_head == 8 && row().rq_tail == 8, "head %u tail %u", row().rq_head, row().rq_tail);
+    bring_up(1, ACC_ALL, 0xE00);
+    settle();
+    tb_end();
+}
+
+int main(int argc, char **argv) {
+    tb_setup(argc, argv);
 
     for (uint8_t pmtu = 1; pmtu <= 5; pmtu += 2) {
         t_send(pmtu);
@@ -1052,6 +699,12 @@ int main(int argc, char **argv) {
     t_sequence();
     t_violations();
     t_drops();
+    t_queued_reads();
+    t_excess_reads();
+    t_duplicate_mid_read();
+    t_interleave();
+    t_quiesce_read();
+    t_quiesce_flush();
 
     tb_begin("no back-pressure: READ 64 KiB at mtu 4096 within 1.03 cycles per beat");
     p_ready = 1.0;
@@ -1069,6 +722,38 @@ int main(int argc, char **argv) {
     uint64_t used = cycles - c0 - 9; /* settle's quiet cycles */
     printf("     (READ 64 KiB: %llu cycles for 1024 beats)\n", (unsigned long long)used);
     CHECK(used <= 1024 * 103 / 100, "%llu cycles", (unsigned long long)used);
+    tb_end();
+
+    tb_begin("no back-pressure: 4 queued READs of 16 KiB; two QPs' 32 KiB READs interleaved");
+    reset_qp(5, ACC_ALL, 0x900);
+    c0 = cycles;
+    for (unsigned k = 0; k < 4; k++) {
+        push_pkt(read_req(model_epsn + 4 * k, READ_VA + 16384 * k, 16384), NULL);
+        expect_read(READ_VA + 16384 * k, 16384, model_epsn + 4 * k, 4096, ++model_msn);
+    }
+    settle();
+    used = cycles - c0 - 9;
+    printf("     (4 x READ 16 KiB: %llu cycles for 1024 beats)\n", (unsigned long long)used);
+    /* while requests wait to be taken, no read is issued ahead (docs/responder.md) */
+    CHECK(used <= 1024 * 110 / 100, "%llu cycles", (unsigned long long)used);
+    model_epsn += 16;
+    cfg_qp_b(NIC_QPS_RESET, NIC_QPS_INIT, 5, 0x50);
+    cfg_qp_b(NIC_QPS_INIT, NIC_QPS_RTR, 5, 0x50);
+    settle();
+    c0 = cycles;
+    push_pkt(read_req(model_epsn, READ_VA, 32768), NULL);
+    h = read_req(0x50, READ_VA + 32768, 32768);
+    h.dest_qp = QPN_B;
+    push_pkt(h, NULL);
+    CHECK(run_idle(), "not idle");
+    used = cycles - c0 - 9;
+    printf("     (2 QPs x READ 32 KiB interleaved: %llu cycles for 1024 beats)\n", (unsigned long long)used);
+    CHECK(ndesc == 16 && npay == 65536, "%u responses, %u bytes", ndesc, npay);
+    /* switching QPs every packet, each packet's read latency shows */
+    CHECK(used <= 1024 * 120 / 100, "%llu cycles", (unsigned long long)used);
+    ndesc = npay = npayframes = 0;
+    cfg_qp_b(NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
+    settle();
     tb_end();
 
     printf("%llu cycles, %u acks, %u naks, %u dropped\n", (unsigned long long)cycles, st.acks_sent,
