@@ -57,18 +57,20 @@ _Static_assert(NIC_CTX_QP_WORDS * 4 <= MIG_SECTION_WORDS_MAX && NIC_CTX_CQW_WORD
                NIC_CTX_RESP_QP_WORDS * 4 <= MIG_SECTION_WORDS_MAX && NIC_CTX_RESP_ATOM_WORDS * 4 <= MIG_SECTION_WORDS_MAX,
                "a row section fits the firmware's row buffer");
 
-/* Responder position class: what POS_VA / POS_LEFT / POS_MR describe. An open incoming
- * message and a READ response cannot both be under way on one QP (a READ request inside an
- * open message is an opcode sequence error), so they share the fields. The next READ
- * response PSN is not stored: it is EPSN - ceil(POS_LEFT / pmtu). An open SEND's RQ WQE
- * (wr_id, buffer) is re-read from the RQ ring at RQ_HEAD. */
-enum { MIG_POS_NONE = 0, MIG_POS_SEND = 1, MIG_POS_WRITE = 2, MIG_POS_READ_RESP = 3 };
+/* Responder position class (nic_ctx.h, docs/responder.md "Migration"): what POS_VA /
+ * POS_LEFT / POS_DONE describe. An open incoming message and a READ response share them (a
+ * READ request inside an open message is an opcode sequence error). An open SEND is loaded as
+ * its byte count: the responder re-reads its RQ WQE at RQ_HEAD - 1. */
+enum { MIG_POS_NONE = NIC_CTX_RSP_POS_NONE, MIG_POS_SEND = NIC_CTX_RSP_POS_SEND,
+       MIG_POS_WRITE = NIC_CTX_RSP_POS_WRITE, MIG_POS_READ_RESP = NIC_CTX_RSP_POS_READ };
 
 /* QP. QP_CTRL is ctrl's row (nic_ctx.h): PKEY_INDEX is always 0 (ctrl refuses any other)
- * and PORT_NUM 0 or 1 (before / after INIT), so they take 0 and 1 image bits. The QP_REQ, QP_COMP,
- * QP_RESP and QP_ATOM positions are PROVISIONAL: nic_ctx.h has only those sections' word
- * counts until the requester's, completer's and responder's layouts land (wip-reqmig,
- * wip-respmig); the static asserts below keep them inside those counts. */
+ * and PORT_NUM 0 or 1 (before / after INIT), so they take 0 and 1 image bits. QP_RESP and
+ * QP_ATOM are the responder's rows (nic_ctx.h; ATOM word k = replay slot k). The QP_REQ and
+ * QP_COMP positions are PROVISIONAL: nic_ctx.h has only those sections' word counts until the
+ * requester's and completer's layouts land (wip-reqmig); the static asserts below keep them
+ * inside those counts. The record is 128 bytes with them: the requester's and completer's
+ * real fields must fit in the 131 bits the provisional ones take. */
 #define MIG_QP_FIELDS(F) \
     F(VALID, QP_CTRL, NIC_CTX_QP_VALID, 8, 0, 1) \
     F(STATE, QP_CTRL, NIC_CTX_QP_STATE, 8, 0, 3) \
@@ -109,28 +111,29 @@ enum { MIG_POS_NONE = 0, MIG_POS_SEND = 1, MIG_POS_WRITE = 2, MIG_POS_READ_RESP 
     F(READ_RESP_OFFSET, QP_COMP, 6, 24, 0, 23) \
     F(CUR_EXP, QP_COMP, 30, 5, 0, 5) \
     F(TIMER_ARMED, QP_COMP, 35, 1, 0, 1) \
-    F(RNR_WAIT, QP_COMP, 36, 1, 0, 1) \
-    F(RETRYING, QP_COMP, 37, 1, 0, 1) \
-    F(SQD_WAIT, QP_COMP, 38, 1, 0, 1) \
-    F(EPSN, QP_RESP, 0, 24, 0, 24) \
-    F(MSN, QP_RESP, 24, 24, 0, 24) \
-    F(RQ_HEAD, QP_RESP, 48, 16, 0, 16) \
-    F(RQ_TAIL, QP_RESP, 64, 16, 0, 16) \
-    F(POS_CLASS, QP_RESP, 80, 2, 0, 2) \
-    F(POS_VA, QP_RESP, 82, 64, 0, 57) \
-    F(POS_LEFT, QP_RESP, 146, 32, 0, 31) \
-    F(POS_MR, QP_RESP, 178, 6, 0, 6) \
-    F(NAK_PENDING, QP_RESP, 184, 1, 0, 1) \
-    F(REPLAY_NEXT, QP_RESP, 185, 2, 0, 2) \
-    F(REPLAY_VALID, QP_RESP, 187, 4, 0, 4) \
-    F(REPLAY_PSN0, QP_ATOM, 0, 24, 0, 24) \
-    F(REPLAY_ORIG0, QP_ATOM, 24, 64, 0, 64) \
-    F(REPLAY_PSN1, QP_ATOM, 128, 24, 0, 24) \
-    F(REPLAY_ORIG1, QP_ATOM, 152, 64, 0, 64) \
-    F(REPLAY_PSN2, QP_ATOM, 256, 24, 0, 24) \
-    F(REPLAY_ORIG2, QP_ATOM, 280, 64, 0, 64) \
-    F(REPLAY_PSN3, QP_ATOM, 384, 24, 0, 24) \
-    F(REPLAY_ORIG3, QP_ATOM, 408, 64, 0, 64)
+    F(EPSN, QP_RESP, NIC_CTX_RSP_EPSN, 24, 0, 24) \
+    F(MSN, QP_RESP, NIC_CTX_RSP_MSN, 24, 0, 24) \
+    F(RQ_HEAD, QP_RESP, NIC_CTX_RSP_RQ_HEAD, 16, 0, 16) \
+    F(RQ_TAIL, QP_RESP, NIC_CTX_RSP_RQ_TAIL, 16, 0, 16) \
+    F(POS_CLASS, QP_RESP, NIC_CTX_RSP_POS_CLASS, 2, 0, 2) \
+    F(NAK_PENDING, QP_RESP, NIC_CTX_RSP_NAK_PENDING, 1, 0, 1) \
+    F(RD_STARTED, QP_RESP, NIC_CTX_RSP_RD_STARTED, 1, 0, 1) \
+    F(REPLAY_FILL, QP_RESP, NIC_CTX_RSP_REPLAY_FILL, 3, 0, 3) \
+    F(POS_VA, QP_RESP, NIC_CTX_RSP_POS_VA, 64, 0, 57) \
+    F(POS_LEFT, QP_RESP, NIC_CTX_RSP_POS_LEFT, 32, 0, 31) \
+    F(POS_DONE, QP_RESP, NIC_CTX_RSP_POS_DONE, 32, 8, 23) \
+    F(REPLAY_PSN0, QP_ATOM, 0 * 128 + NIC_CTX_RSP_ATOM_PSN, 24, 0, 24) \
+    F(REPLAY_ORIG0, QP_ATOM, 0 * 128 + NIC_CTX_RSP_ATOM_ORIG, 64, 0, 64) \
+    F(REPLAY_PSN1, QP_ATOM, 1 * 128 + NIC_CTX_RSP_ATOM_PSN, 24, 0, 24) \
+    F(REPLAY_ORIG1, QP_ATOM, 1 * 128 + NIC_CTX_RSP_ATOM_ORIG, 64, 0, 64) \
+    F(REPLAY_PSN2, QP_ATOM, 2 * 128 + NIC_CTX_RSP_ATOM_PSN, 24, 0, 24) \
+    F(REPLAY_ORIG2, QP_ATOM, 2 * 128 + NIC_CTX_RSP_ATOM_ORIG, 64, 0, 64) \
+    F(REPLAY_PSN3, QP_ATOM, 3 * 128 + NIC_CTX_RSP_ATOM_PSN, 24, 0, 24) \
+    F(REPLAY_ORIG3, QP_ATOM, 3 * 128 + NIC_CTX_RSP_ATOM_ORIG, 64, 0, 64)
+/* NIC_CTX_RSP_RD_PSN (the next READ response's PSN) is not stored: the responder puts a READ
+ * in its row only when RD_PSN = EPSN - packets left (ceil(POS_LEFT / MTU), 1 for a zero-length
+ * READ not started), and a load writes that value (mig_record_derive). */
+
 /* ctrl's SQ_PSN / RQ_PSN (what QUERY_QP answers) are not stored: a load sets them to the
  * PSNs the QP had reached, the requester's next PSN and the responder's expected PSN, which
  * keeps the record within 128 bytes (docs/migration.md, "What the image does not carry"). */
@@ -205,7 +208,7 @@ enum {
     MIG_FN_RECORD_BYTES = (MIG_FN_FIELD_BITS + 7) / 8 + 4,
 };
 _Static_assert(MIG_QP_RECORD_BYTES <= 128, "RC QP record: at most 128 bytes (issue 11)");
-_Static_assert(MIG_QP_RECORD_BYTES == 127, "RC QP record: 127 bytes");
+_Static_assert(MIG_QP_RECORD_BYTES == 128, "RC QP record: 128 bytes");
 _Static_assert(MIG_CQ_RECORD_BYTES == 18, "CQ record: 18 bytes");
 _Static_assert(MIG_MR_RECORD_BYTES == 23, "MR record: 23 bytes");
 _Static_assert(MIG_FN_RECORD_BYTES == 15, "function record: 15 bytes");

@@ -25,6 +25,9 @@ void mig_record_set_field(unsigned table, uint8_t *rec, unsigned field, uint64_t
 int mig_record_pack(const struct mig_hal *hal, unsigned table, const mig_row_t row,
                     unsigned row_index, uint8_t *rec, struct mig_resp *resp);
 /* record -> row (fields the layout does not name are zero) */
+/* Row bits the image does not store but a load must write, computed from the stored fields:
+ * the responder's RD_PSN of a READ being answered (mig_layout.h). unpack calls it. */
+void mig_record_derive(unsigned table, mig_row_t row);
 void mig_record_unpack(const struct mig_hal *hal, unsigned table, const uint8_t *rec,
                        mig_row_t row);
 

@@ -105,6 +105,17 @@ int mig_record_pack(const struct mig_hal *hal, unsigned table, const mig_row_t r
     return MIG_OK;
 }
 
+void mig_record_derive(unsigned table, mig_row_t row)
+{
+    if (table != MIG_TABLE_QP || mig_row_field(table, row, MIG_QPF_POS_CLASS) != MIG_POS_READ_RESP) return;
+    /* the next response's PSN: EPSN less the packets still to send (PMTU 1..5: 256..4096) */
+    uint64_t left = mig_row_field(table, row, MIG_QPF_POS_LEFT);
+    uint64_t mtu = (uint64_t)128 << mig_row_field(table, row, MIG_QPF_PMTU);
+    uint64_t packets = left ? (left + mtu - 1) / mtu : 1;
+    uint64_t psn = (mig_row_field(table, row, MIG_QPF_EPSN) - packets) & 0xffffff;
+    mig_words_put(row[MIG_SEC_QP_RESP], NIC_CTX_RSP_RD_PSN, 24, psn);
+}
+
 void mig_record_unpack(const struct mig_hal *hal, unsigned table, const uint8_t *rec,
                        mig_row_t row)
 {
@@ -116,6 +127,7 @@ void mig_record_unpack(const struct mig_hal *hal, unsigned table, const uint8_t 
         mig_row_set_field(table, row, i, mig_bytes_get(rec, bit, f->img_width) << f->shift);
         bit += f->img_width;
     }
+    mig_record_derive(table, row);
     mig_hal_spend(hal, MIG_COST_FIELD * l->field_count);
 }
 

@@ -42,6 +42,7 @@ static void fill_row(struct stub_nic *n, unsigned t, unsigned fn, unsigned slot,
         mig_row_set_field(t, row, MIG_QPF_SEND_CQ, slot % 2);
         mig_row_set_field(t, row, MIG_QPF_RECV_CQ, (slot + 1) % 2);
     }
+    mig_record_derive(t, row); /* a consistent row: what the hardware answers */
     stub_row_put(n, t, fn, slot, row);
 }
 

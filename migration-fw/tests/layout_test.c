@@ -26,8 +26,8 @@ static void sizes(void)
         ok &= sum == bits[t];
         for (unsigned s = 0; s < l->sections; s++) ok &= mig_section_words(t, s) <= MIG_SECTION_WORDS_MAX;
     }
-    if (ok && t_expect("layout", "QP record bytes", MIG_QP_RECORD_BYTES, 127))
-        t_pass("layout: fields disjoint, widths sum to the records: QP 127 B, CQ 18 B, MR 23 B, FN 15 B");
+    if (ok && t_expect("layout", "QP record bytes", MIG_QP_RECORD_BYTES, 128))
+        t_pass("layout: fields disjoint, widths sum to the records: QP 128 B, CQ 18 B, MR 23 B, FN 15 B");
 }
 
 static void golden(void)
@@ -57,6 +57,7 @@ static void round_trip(void)
             mig_row_t row = { { 0 } }, back;
             const struct mig_record_layout *l = &mig_layouts[t];
             for (unsigned i = 0; i < l->field_count; i++) mig_row_set_field(t, row, i, random_field(t, i));
+            mig_record_derive(t, row);
             uint8_t rec[MIG_QP_RECORD_BYTES];
             struct mig_resp resp;
             ok &= mig_record_pack(&r->fw.hal, t, row, 0, rec, &resp) == MIG_OK;
@@ -119,7 +120,18 @@ static void matches_nic_ctx(void)
     mig_record_unpack(&t_src.fw.hal, MIG_TABLE_QP, rec, row);
     ok &= mig_words_get(row[MIG_SEC_QP_CTRL], NIC_CTX_QP_SQ_PSN, 32) == 0x123456 &&
           mig_words_get(row[MIG_SEC_QP_CTRL], NIC_CTX_QP_RQ_PSN, 32) == 0xFEDCBA;
-    if (ok) t_pass("layout: sections inside nic_ctx.h's rows; copies land at nic_ctx.h's positions (CQ config twice, SQ/RQ PSN)");
+    /* a READ being answered: RD_PSN = EPSN - packets left; 1000 bytes at MTU 256 are 4
+     * packets (EPSN 2 wraps to 0xFFFFFE), a zero-length READ not started is 1 */
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_POS_CLASS, MIG_POS_READ_RESP);
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_PMTU, 1);
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_POS_LEFT, 1000);
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_EPSN, 2);
+    mig_record_unpack(&t_src.fw.hal, MIG_TABLE_QP, rec, row);
+    ok &= mig_words_get(row[MIG_SEC_QP_RESP], NIC_CTX_RSP_RD_PSN, 24) == 0xFFFFFE;
+    mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_POS_LEFT, 0);
+    mig_record_unpack(&t_src.fw.hal, MIG_TABLE_QP, rec, row);
+    ok &= mig_words_get(row[MIG_SEC_QP_RESP], NIC_CTX_RSP_RD_PSN, 24) == 1;
+    if (ok) t_pass("layout: sections inside nic_ctx.h's rows; copies land at nic_ctx.h's positions (CQ config twice, SQ/RQ PSN); RD_PSN derived");
     else t_fail("layout nic_ctx", "positions", 0, 0);
 }
 

@@ -63,8 +63,8 @@ int main(int argc, char **argv) {
 
     struct mig_hal_tb h;
     struct mig_hal hal = mig_hal_tb(&h, tb, A);
-    /* the requester's, completer's and responder's sections are not answered yet */
-    h.unserved = 1u << NIC_CTX_REQ_QP | 1u << NIC_CTX_COMP_QP | 1u << NIC_CTX_RESP_QP | 1u << NIC_CTX_RESP_ATOM;
+    /* the requester's and completer's sections are not answered yet */
+    h.unserved = 1u << NIC_CTX_REQ_QP | 1u << NIC_CTX_COMP_QP;
     static struct mig_fw fw;
     struct mig_resp resp;
     int rc = mig_fw_init(&fw, &hal, &resp);
@@ -95,6 +95,23 @@ int main(int argc, char **argv) {
     rc = mig_row_read(&fw, MIG_TABLE_QP, FN, 0, row, &resp);
     check(rc == MIG_E_NO_OP && resp.reason == MIG_R_HAL && resp.value[0] == MIG_HAL_OP_CTX_READ, "unserved",
           "a section marked unserved is refused before any command (rc %d)", rc);
+
+    /* the responder's row of a QP in RTS: EPSN is the rq_psn MODIFY_QP set */
+    nic_tb_qp_t q = {.qpn = 0x45, .sq_base = 0x200000, .rq_base = 0x210000, .sq_log = 4, .rq_log = 4,
+                     .send_cqn = CQN, .recv_cqn = CQN, .pd = 0x33, .access = NIC_ACC_REMOTE_WRITE};
+    bool qp_ok = !nic_tb_create_qp(tb, A, FN, &q) &&
+                 !nic_tb_modify_qp_rts(tb, A, FN, 0x45, 0x99, MAC_B, IP_B, 0x1000, 0x4242, 3);
+    memset(row, 0, sizeof row);
+    qp_ok &= hal.ops->ctx_read(hal.hw, MIG_TABLE_QP, MIG_SEC_QP_RESP, FN, 0x45 % 16, row[MIG_SEC_QP_RESP],
+                               fw.caps.words[MIG_TABLE_QP][MIG_SEC_QP_RESP]) == MIG_OK &&
+             hal.ops->ctx_read(hal.hw, MIG_TABLE_QP, MIG_SEC_QP_CTRL, FN, 0x45 % 16, row[MIG_SEC_QP_CTRL],
+                               fw.caps.words[MIG_TABLE_QP][MIG_SEC_QP_CTRL]) == MIG_OK;
+    check(qp_ok && mig_row_field(MIG_TABLE_QP, row, MIG_QPF_EPSN) == 0x4242 &&
+              mig_row_field(MIG_TABLE_QP, row, MIG_QPF_MSN) == 0 && mig_row_field(MIG_TABLE_QP, row, MIG_QPF_POS_CLASS) == MIG_POS_NONE &&
+              mig_row_field(MIG_TABLE_QP, row, MIG_QPF_QPN) == 0x45 && mig_row_field(MIG_TABLE_QP, row, MIG_QPF_DEST_QPN) == 0x99 &&
+              mig_row_field(MIG_TABLE_QP, row, MIG_QPF_STATE) == NIC_QPS_RTS && mig_row_field(MIG_TABLE_QP, row, MIG_QPF_PMTU) == 3 &&
+              mig_row_field(MIG_TABLE_QP, row, MIG_QPF_DST_MAC) == MAC_B && mig_row_field(MIG_TABLE_QP, row, MIG_QPF_PORT_NUM) == 1,
+          "ctx-read QP", "ctrl's row (qpn, dest qpn, state, pmtu, MAC, port) and the responder's (EPSN = rq_psn 0x4242, MSN 0, no open message) of QP 0x45");
 
     /* a write needs PASSIVE */
     mig_row_read(&fw, MIG_TABLE_CQ, FN, CQN % 16, row, &resp);
@@ -132,6 +149,10 @@ int main(int argc, char **argv) {
     struct mig_cmd cmd = {.opcode = MIG_CMD_PRECOPY_START, .fn = FN};
     mig_fw_command(&fw, &cmd, &resp);
     check(resp.status == MIG_OK && resp.state == MIG_ST_PRECOPY, "precopy-start", "status %u state %u", resp.status, resp.state);
+    /* the QP cannot be saved yet (the requester's section): destroy it; the CQ keeps the
+     * references it had, which the image carries */
+    nic_cmd_t dq = {.op = NIC_CMD_DESTROY_QP, .fn = FN, .num = 0x45};
+    check(nic_tb_cmd(tb, A, &dq, NULL) == NIC_CMD_OK, "destroy-qp", "QP 0x45 destroyed before the save");
     unsigned blocks = 0, cq_recs = 0, mr_recs = 0, fn_recs = 0;
     bool recs_ok = true;
     uint64_t fw0 = h.fw_cycles, pc0 = h.port_cycles, s0 = nic_tb_now(tb);
