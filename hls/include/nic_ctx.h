@@ -117,4 +117,42 @@ enum {
     NIC_CTX_RESP_ATOM_WORDS = 4,
 };
 
+/* NIC_CTX_RESP_QP (responder, docs/responder.md "Migration"): the responder's own facts only
+ * (its attribute copies come with NIC_CFG_QP_ATTR). An open incoming message and a READ
+ * response in progress share the position fields: a READ request inside an open message is
+ * an opcode-sequence error. The image holds one READ, the one being answered; READs queued
+ * behind it are left out and EPSN / MSN read as before them (the requester resends them, as
+ * new requests, after resume). A READ is in the image only when its next PSN is
+ * EPSN - packets left (ceil(POS_LEFT / MTU), 1 for a zero-length READ not started), so the
+ * firmware need not store RD_PSN; a retried READ answered out of that order is left out too
+ * and retried again by the requester. */
+enum {
+    NIC_CTX_RSP_EPSN = 0,            /* 24: expected PSN */
+    NIC_CTX_RSP_MSN = 24,            /* 24 */
+    NIC_CTX_RSP_RQ_HEAD = 48,        /* 16: next RQ WQE to consume (free-running) */
+    NIC_CTX_RSP_RQ_TAIL = 64,        /* 16: producer index of the last RQ doorbell */
+    NIC_CTX_RSP_POS_CLASS = 80,      /* 2: NIC_CTX_RSP_POS_* */
+    NIC_CTX_RSP_NAK_PENDING = 82,    /* 1: a PSN sequence NAK is out */
+    NIC_CTX_RSP_RD_STARTED = 83,     /* 1: READ: its FIRST is out (next is MIDDLE / LAST) */
+    NIC_CTX_RSP_REPLAY_FILL = 84,    /* 3: replay cache: 0..3 = slots below it valid and the
+                                        next slot; 4..7 = all valid, next slot = value - 4 */
+    NIC_CTX_RSP_RD_PSN = 88,         /* 24: READ: PSN of the next response packet */
+    NIC_CTX_RSP_POS_VA = 128,        /* 64: WRITE / READ: next byte's va (SEND: buffer base) */
+    NIC_CTX_RSP_POS_LEFT = 192,      /* 32: WRITE: bytes still expected; READ: bytes left to
+                                        send (SEND: buffer length) */
+    NIC_CTX_RSP_POS_DONE = 224,      /* 32: SEND / WRITE: bytes received (whole MTUs) */
+    NIC_CTX_RSP_BITS = 256,
+};
+/* POS_CLASS. SEND: on load, POS_VA / POS_LEFT are ignored: the next packet reads the open
+ * RQ WQE again (wr_id, buffer) at RQ_HEAD - 1, the host's ring still holds it. */
+enum { NIC_CTX_RSP_POS_NONE = 0, NIC_CTX_RSP_POS_SEND = 1, NIC_CTX_RSP_POS_WRITE = 2,
+       NIC_CTX_RSP_POS_READ = 3 };
+
+/* NIC_CTX_RESP_ATOM (responder): word = replay slot 0..3; which slots are valid and the next
+ * to fill are REPLAY_FILL of NIC_CTX_RESP_QP. */
+enum {
+    NIC_CTX_RSP_ATOM_ORIG = 0,       /* 64: the original value the ATOMIC ACKNOWLEDGE carried */
+    NIC_CTX_RSP_ATOM_PSN = 64,       /* 24: the atomic's PSN */
+};
+
 #endif /* NIC_CTX_H */

@@ -12,6 +12,19 @@
  * Protocol: IBTA vol. 1 9.7.4 (responder) / 9.7.5 (ACK/NAK), as Linux rxe_resp.c does it:
  * PSN check, opcode sequence, MTU length rules, RNR, rkey/PD/range/access, then execute. */
 #include "responder.h"
+#include "nic_ctx.h"
+
+/* The context words (nic_ctx.h) against this block's rows: the firmware's view and ours. */
+_Static_assert(NIC_CTX_RESP_QP_WORDS * 128 == NIC_CTX_RSP_BITS, "RESP_QP words");
+_Static_assert(NIC_CTX_RESP_ATOM_WORDS == RSP_ATOM_SLOTS, "one RESP_ATOM word per replay slot");
+_Static_assert(RSP_OPEN_SEND == NIC_CTX_RSP_POS_SEND && RSP_OPEN_WRITE == NIC_CTX_RSP_POS_WRITE &&
+                   RSP_OPEN_NONE == NIC_CTX_RSP_POS_NONE, "POS_CLASS values are RSP_OPEN_*");
+_Static_assert(NIC_CTX_RSP_RD_PSN + 24 <= 128 && NIC_CTX_RSP_POS_DONE + 32 == NIC_CTX_RSP_BITS,
+               "word 0: counters and flags; word 1: the position");
+_Static_assert(sizeof(((rsp_qpc_t *)0)->addr) * 8 == 64 && sizeof(((rsp_qpc_t *)0)->len) * 8 == 32 &&
+                   sizeof(((rsp_qpc_t *)0)->off) * 8 == 32 && sizeof(((rsp_qpc_t *)0)->rq_head) * 8 == 16,
+               "POS_VA / POS_LEFT / POS_DONE / RQ_HEAD widths are the row's");
+_Static_assert(RSP_ATOM_SLOTS == 4, "REPLAY_FILL encodes 4 slots in 3 bits");
 
 #define AETH_ACK 0x1F      /* ACK, unlimited credits (rxe's AETH_ACK_UNLIMITED) */
 #define AETH_RNR 0x20      /* | 5-bit timer */
@@ -51,7 +64,8 @@ HLS_INLINE nic_qp_t pick_after(uint64_t b, nic_qp_t last) {
 /* Address of RQ WQE rq_head in the ring of 2^rq_log 32-byte entries. */
 HLS_INLINE uint64_t rq_wqe_addr(const rsp_qpc_t *c) {
     uint32_t mask = c->rq_log >= 16 ? 0xFFFFu : ((uint32_t)1 << c->rq_log) - 1;
-    return c->rq_base + 32 * (uint64_t)(c->rq_head & mask);
+    uint16_t i = c->wqe_reload ? (uint16_t)(c->rq_head - 1) : c->rq_head; /* the open SEND's */
+    return c->rq_base + 32 * (uint64_t)(i & mask);
 }
 
 /* Key, PD, range and access checks of IB 9.7.4.1.5 (rxe check_rkey) and of an lkey
@@ -193,6 +207,7 @@ HLS_INLINE void write_back(responder_state *st) {
     bool flush = st->rq.flush && st->ctx.rq_head != st->ctx.rq_tail;
     st->bg_work = bit_set(st->bg_work, st->row, st->rq.count != 0 || flush);
     st->quiesced_qps = bit_set(st->quiesced_qps, st->row, st->ctx.quiesced != 0);
+    st->dirty = bit_set(st->dirty, st->row, true); /* migration: the row must be saved again */
     st->phase = RSP_IDLE;
 }
 
@@ -211,6 +226,18 @@ HLS_INLINE void accept_send(responder_state *st, bool ends) {
     }
     if (st->pkt.hdr.ack_req) queue_ack(st, AETH_ACK, st->pkt.hdr.psn);
     st->discard = false;
+}
+
+/* A SEND MIDDLE/LAST of the open message: on into the buffer, or too long for it. */
+HLS_INLINE void continue_send(responder_state *st, bool last) {
+    uint32_t plen = (uint32_t)st->pkt.hdr.payload_len;
+    if (st->ctx.off + plen > st->ctx.len) { /* longer than the receive buffer */
+        fatal(st, AETH_NAK_INV, NIC_WC_LOC_LEN_ERR);
+    } else {
+        st->pay_addr = st->ctx.addr + st->ctx.off;
+        st->ctx.off = st->ctx.off + plen;
+        accept_send(st, last);
+    }
 }
 
 HLS_INLINE void finish_atomic(responder_state *st) {
@@ -239,6 +266,23 @@ HLS_INLINE uint64_t atomic_result(const roce_hdr_t *h, uint64_t orig) {
     return orig == h->atomic_cmp ? h->atomic_swap_add : orig;
 }
 
+/* The attribute copies of a QP row (NIC_CFG_QP, NIC_CFG_QP_ATTR). */
+HLS_INLINE void take_attrs(rsp_qpc_t *c, rsp_rdq_t *r, const nic_qp_attr_t *a) {
+    c->qpn = a->qpn;
+    c->dest_qpn = a->dest_qpn;
+    c->dst_mac = a->dst_mac;
+    c->dst_ip = a->dst_ip;
+    c->udp_sport = a->udp_sport;
+    c->pd = a->pd;
+    c->access = a->access;
+    c->pmtu = a->pmtu;
+    c->rq_base = a->rq_base;
+    c->rq_log = a->rq_log;
+    c->recv_cq = a->recv_cq;
+    c->min_rnr = a->min_rnr_timer;
+    r->limit = a->max_dest_rd_atomic > RSP_RD_SLOTS ? RSP_RD_SLOTS : a->max_dest_rd_atomic;
+}
+
 /* cfg for a QP row: copy the attributes, reset or start the dynamic part on the transitions
  * that define it, arm the flush on the way into ERR (IB 10.3.1: posted receive WRs complete
  * with flush error; the flush is background work, one WQE per turn, so it stops while the
@@ -250,6 +294,13 @@ HLS_INLINE void apply_cfg(responder_state *st) {
     const nic_qp_attr_t *a = &g->attr;
     if (g->kind == NIC_CFG_QUIESCE) {
         c.quiesced = g->quiesce;
+    } else if (g->kind == NIC_CFG_QP_ATTR) {
+        /* loaded by the migration firmware: the attributes as ctrl's row has them, our live
+         * state as our own section loaded it; no transition. A QP loaded in ERR flushes its
+         * posted WQEs once the function runs (as ctrl's cfg into ERR arms it) */
+        take_attrs(&c, &r, a);
+        c.state = a->state;
+        r.flush = a->state == NIC_QPS_ERR;
     } else {
         if (a->state == NIC_QPS_RESET || g->prev_state == NIC_QPS_RESET) {
             rsp_qpc_t z = {0};
@@ -259,18 +310,7 @@ HLS_INLINE void apply_cfg(responder_state *st) {
             rsp_atom_t za = {0};
             hls_mem_write(&st->atom, st->row, za); /* a new QP replays nothing */
         }
-        c.qpn = a->qpn;
-        c.dest_qpn = a->dest_qpn;
-        c.dst_mac = a->dst_mac;
-        c.dst_ip = a->dst_ip;
-        c.udp_sport = a->udp_sport;
-        c.pd = a->pd;
-        c.access = a->access;
-        c.pmtu = a->pmtu;
-        c.rq_base = a->rq_base;
-        c.rq_log = a->rq_log;
-        c.recv_cq = a->recv_cq;
-        c.min_rnr = a->min_rnr_timer;
+        take_attrs(&c, &r, a);
         if (g->prev_state == NIC_QPS_INIT && a->state == NIC_QPS_RTR) {
             c.epsn = a->rq_psn;
             c.nak_pending = 0;
@@ -283,7 +323,6 @@ HLS_INLINE void apply_cfg(responder_state *st) {
             c.open = RSP_OPEN_NONE;
         }
         c.state = a->state;
-        r.limit = a->max_dest_rd_atomic > RSP_RD_SLOTS ? RSP_RD_SLOTS : a->max_dest_rd_atomic;
     }
     st->ctx = c;
     st->rq = r;
@@ -340,8 +379,12 @@ HLS_INLINE void check_packet(responder_state *st) {
      * new or duplicate READ waits (parked, its payload not taken) until they are out */
     bool rd_busy = r.count != 0;
     bool park = false;
+    /* the function is suspended (ACTIVE or on its way to PASSIVE): it starts nothing of its
+     * own, so a READ or atomic, which needs a DMA read, is dropped unanswered and resent by
+     * the peer after resume; SEND / WRITE still run (the peer's window drains into us) */
+    bool susp = st->level[st->pkt.fn] != NIC_SUSPEND_RUN;
 
-    if (!for_us) {
+    if (!for_us || (susp && (is_read || is_atomic))) {
         st->dropped = st->dropped + 1;
     } else if (duplicate && is_read) {
         /* 9.7.5.1.3 (rxe duplicate_request): the requester retries from its first missing
@@ -415,18 +458,15 @@ HLS_INLINE void check_packet(responder_state *st) {
             if (need_wqe) {
                 st->wqe_for_send = true;
                 st->phase = RSP_WQE_REQ;
-            } else if (c.off + plen > c.len) { /* longer than the receive buffer */
-                fatal(st, AETH_NAK_INV, NIC_WC_LOC_LEN_ERR);
+            } else if (c.wqe_reload) { /* loaded mid-message: fetch its WQE again first */
+                st->wqe_for_send = true;
+                st->phase = RSP_WQE_REQ;
             } else {
-                st->pay_addr = c.addr + c.off;
-                st->ctx.off = c.off + plen;
-                accept_send(st, last);
+                continue_send(st, last);
             }
         } else if (is_write) {
-            if (first || only) {
-                st->ctx.addr = h->reth_va;
-                st->ctx.off = h->reth_len;
-            }
+            if (first || only) st->ctx.addr = h->reth_va;
+            st->ctx.off = ((first || only) ? 0 : c.off) + plen; /* = RETH length at the end */
             st->pay_addr = st->ctx.addr;
             st->ctx.addr = st->ctx.addr + plen;
             st->ctx.len = wrem - plen;
@@ -451,7 +491,9 @@ HLS_INLINE void check_packet(responder_state *st) {
             st->phase = RSP_AT_REQ;
         }
     }
-    if (park) { /* nothing of this packet happened: the rows stay as they are */
+    if (park && susp) { /* its QP's READs wait for resume: drop it, never block rx_pkt */
+        st->dropped = st->dropped + 1;
+    } else if (park) { /* nothing of this packet happened: the rows stay as they are */
         st->parked = true;
         st->phase = RSP_IDLE;
     }
@@ -467,6 +509,14 @@ HLS_INLINE void take_wqe(responder_state *st, const nic_dma_resp_t *r) {
         return;
     }
     uint64_t wr_id = (uint64_t)r->data;
+    if (st->ctx.wqe_reload) { /* the open SEND's WQE again: its lkey was checked at FIRST */
+        st->ctx.wqe_reload = 0;
+        st->ctx.wqe_id = wr_id;
+        st->ctx.addr = (uint64_t)(r->data >> 64);
+        st->ctx.len = (uint32_t)(r->data >> 128);
+        continue_send(st, st->pkt.hdr.opcode != ROCE_OP_SEND_MIDDLE);
+        return;
+    }
     st->ctx.rq_head = st->ctx.rq_head + 1;
     if (st->wqe_for_send) {
         uint32_t lkey = (uint32_t)(r->data >> 160);
@@ -504,27 +554,164 @@ HLS_INLINE void open_send(responder_state *st) {
     }
 }
 
+/* ---- live migration (docs/responder.md "Migration") ------------------------------------ */
+
+/* QP rows of suspended functions (level ACTIVE or PASSIVE): they get no background turn. */
+HLS_INLINE uint64_t suspended_rows(const responder_state *st) {
+    uint64_t m = 0;
+    for (unsigned f = 0; f < NIC_FNS; f++)
+        if (st->level[f] != NIC_SUSPEND_RUN) m |= (uint64_t)0xFFFF << (NIC_QP_PER_FN * f);
+    return m;
+}
+
+/* Replay cache fill (nic_ctx.h REPLAY_FILL): slots fill 0, 1, 2, 3, 0, ... so the valid bits
+ * are a prefix until all are valid, and (valid, next) fits in 3 bits. */
+HLS_INLINE unsigned replay_fill(const rsp_qpc_t *c, const rsp_atom_t *a) {
+    return (a->valid & 0xF) == 0xF ? 4 + (c->atom_next & 3u) : (c->atom_next & 3u);
+}
+
+/* Word w of the QP's NIC_CTX_RESP_QP image (nic_ctx.h): READs queued behind the one being
+ * answered are left out, EPSN and MSN read as before them (they were never acknowledged:
+ * the requester resends them). The READ being answered is kept when its next PSN follows
+ * from EPSN and its bytes left, as the image stores it. */
+HLS_INLINE hls_u128 resp_qp_word(const rsp_qpc_t *c, const rsp_rdq_t *r, const rsp_atom_t *a,
+                                 unsigned w) {
+    unsigned h = r->head & (RSP_RD_SLOTS - 1);
+    bool behind = r->count > 1;
+    uint32_t epsn = behind ? r->psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c->epsn;
+    uint32_t msn = (c->msn - (behind ? (uint32_t)r->count - 1 : 0)) & PSN_MASK;
+    unsigned sh = mtu_shift(c->pmtu);
+    uint32_t left = r->len[h];
+    uint32_t pkts = left == 0 ? 1 : (uint32_t)(((uint64_t)left + ((uint64_t)1 << sh) - 1) >> sh);
+    bool read_kept = r->count != 0 && c->open == RSP_OPEN_NONE &&
+                     ((r->psn[h] + pkts) & PSN_MASK) == epsn;
+    unsigned cls = c->open != RSP_OPEN_NONE ? c->open : (read_kept ? NIC_CTX_RSP_POS_READ : 0u);
+    if (w == 0) {
+        hls_u128 d = (hls_u128)(epsn & PSN_MASK);
+        d |= (hls_u128)msn << NIC_CTX_RSP_MSN;
+        d |= (hls_u128)c->rq_head << NIC_CTX_RSP_RQ_HEAD;
+        d |= (hls_u128)c->rq_tail << NIC_CTX_RSP_RQ_TAIL;
+        d |= (hls_u128)cls << NIC_CTX_RSP_POS_CLASS;
+        d |= (hls_u128)(c->nak_pending & 1u) << NIC_CTX_RSP_NAK_PENDING;
+        d |= (hls_u128)(read_kept && r->started) << NIC_CTX_RSP_RD_STARTED;
+        d |= (hls_u128)replay_fill(c, a) << NIC_CTX_RSP_REPLAY_FILL;
+        if (read_kept) d |= (hls_u128)(r->psn[h] & PSN_MASK) << NIC_CTX_RSP_RD_PSN;
+        return d;
+    }
+    if (w != 1 || cls == RSP_OPEN_NONE) return 0;
+    uint64_t va = read_kept ? r->va[h] : c->addr;
+    uint32_t n = read_kept ? left : c->len;
+    uint32_t done = read_kept ? 0 : c->off;
+    return (hls_u128)va | (hls_u128)n << (NIC_CTX_RSP_POS_LEFT - 128) |
+           (hls_u128)done << (NIC_CTX_RSP_POS_DONE - 128);
+}
+
+/* Load word w of a NIC_CTX_RESP_QP image into the rows (function PASSIVE: nothing runs). The
+ * two words can come in either order: word 1 fills both the open message's and READ slot
+ * 0's position, word 0 says which of them is live. */
+HLS_INLINE void load_resp_qp_word(rsp_qpc_t *c, rsp_rdq_t *r, rsp_atom_t *a, unsigned w, hls_u128 d) {
+    if (w == 0) {
+        unsigned cls = (unsigned)(d >> NIC_CTX_RSP_POS_CLASS) & 3;
+        unsigned fill = (unsigned)(d >> NIC_CTX_RSP_REPLAY_FILL) & 7;
+        c->epsn = (uint32_t)d & PSN_MASK;
+        c->msn = (uint32_t)(d >> NIC_CTX_RSP_MSN) & PSN_MASK;
+        c->rq_head = (uint16_t)(d >> NIC_CTX_RSP_RQ_HEAD);
+        c->rq_tail = (uint16_t)(d >> NIC_CTX_RSP_RQ_TAIL);
+        c->nak_pending = (uint8_t)((d >> NIC_CTX_RSP_NAK_PENDING) & 1);
+        c->open = (uint8_t)(cls == NIC_CTX_RSP_POS_READ ? RSP_OPEN_NONE : cls);
+        c->wqe_reload = cls == NIC_CTX_RSP_POS_SEND;
+        c->atom_next = (uint8_t)(fill & 3);
+        a->valid = fill >= 4 ? 0xFu : ((1u << fill) - 1);
+        r->head = 0;
+        r->count = cls == NIC_CTX_RSP_POS_READ;
+        r->started = (uint8_t)((d >> NIC_CTX_RSP_RD_STARTED) & 1);
+        r->psn[0] = (uint32_t)(d >> NIC_CTX_RSP_RD_PSN) & PSN_MASK;
+        r->msn[0] = c->msn; /* the READ's AETH MSN: it was the last message accepted */
+    } else if (w == 1) {
+        uint64_t va = (uint64_t)d;
+        uint32_t n = (uint32_t)(d >> (NIC_CTX_RSP_POS_LEFT - 128));
+        c->addr = va;
+        c->len = n;
+        c->off = (uint32_t)(d >> (NIC_CTX_RSP_POS_DONE - 128));
+        r->va[0] = va;
+        r->len[0] = n;
+    }
+}
+
+/* A context-port job on the rows read in IDLE: answer the word, or write it and answer it. */
+HLS_INLINE void serve_ctx(responder_state *st) {
+    rsp_qpc_t c = st->qpc.hls_mem_rdata;
+    rsp_rdq_t r = st->rdq.hls_mem_rdata;
+    rsp_atom_t a = st->atom.hls_mem_rdata;
+    const nic_cfg_t *g = &st->cfg;
+    unsigned w = g->ctx_word;
+    unsigned slot = w & (RSP_ATOM_SLOTS - 1);
+    bool qp_sect = g->ctx_sect == NIC_CTX_RESP_QP;
+    hls_u128 d = qp_sect ? resp_qp_word(&c, &r, &a, w)
+                         : ((hls_u128)a.orig[slot] |
+                            (hls_u128)(a.psn[slot] & PSN_MASK) << NIC_CTX_RSP_ATOM_PSN);
+    st->phase = RSP_EMIT;
+    if (g->ctx_write) {
+        d = g->ctx_data;
+        if (qp_sect) {
+            load_resp_qp_word(&c, &r, &a, w, d);
+        } else {
+            a.orig[slot] = (uint64_t)d;
+            a.psn[slot] = (uint32_t)(d >> NIC_CTX_RSP_ATOM_PSN) & PSN_MASK;
+        }
+        hls_mem_write(&st->atom, st->row, a);
+        st->ctx = c;
+        st->rq = r;
+        write_back(st); /* bg_work follows the loaded row: RUN schedules it */
+        st->phase = RSP_EMIT;
+    }
+    nic_event_t e = {0};
+    e.kind = NIC_EV_CTX;
+    e.fn = g->fn;
+    e.data = d;
+    st->ev = e;
+    st->need_ev = true;
+}
+
+/* The migration marker of function fn on tx_desc: no packet; roce_tx reports it to ctrl. */
+HLS_INLINE roce_hdr_t marker_desc(nic_fn_t fn) {
+    roce_hdr_t d = {0};
+    d.mig_mark = NIC_MARK_SRC_RESP;
+    d.mig_fn = (uint8_t)fn;
+    return d;
+}
+
 HLS_TOP void responder(const responder_in *in, responder_out *out, responder_state *st) {
     out->acks_sent = st->acks_sent;
     out->naks_sent = st->naks_sent;
     out->dropped = st->dropped;
 
-    /* background work that may run: QPs with READ responses or a flush, not quiesced */
-    uint64_t eligible = st->bg_work & ~st->quiesced_qps;
+    /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
+     * function that is not suspended (RUN reschedules whatever the rows hold) */
+    uint64_t susp_rows = suspended_rows(st);
+    uint64_t eligible = st->bg_work & ~st->quiesced_qps & ~susp_rows;
     nic_qp_t park_row = (nic_qp_t)(((unsigned)st->pkt.fn << NIC_QP_SLOT_BITS) |
                                    ((unsigned)st->pkt.hdr.dest_qp & (NIC_QP_PER_FN - 1)));
     /* a parked packet is retried once its QP has no READ left to answer, or is quiesced
      * (then it is dropped, as every request of a quiesced QP) */
-    bool park_retry = st->parked && (!bit_of(st->bg_work, park_row) || bit_of(st->quiesced_qps, park_row));
+    bool park_retry = st->parked && (!bit_of(st->bg_work, park_row) || bit_of(st->quiesced_qps, park_row) ||
+                                     bit_of(susp_rows, park_row));
+
+    /* throttle (NIC_CFG_THROTTLE): the next request may start only if its payload is in its
+     * function's bucket; each bucket gains rate / 1024 bytes per cycle up to RSP_THR_CAP */
+    nic_rx_pkt_t next_pkt = st->parked ? st->pkt : in->rx_pkt.data;
+    uint32_t next_cost = (uint32_t)next_pkt.hdr.payload_len << 10;
+    bool budget_ok = st->rate[next_pkt.fn] == 0 || st->tokens[next_pkt.fn] >= next_cost;
+    bool pkt_taken = false;
 
     switch (st->phase) {
     case RSP_IDLE: { /* cfg first, then doorbells, then packets and background work in turn */
         bool pkt_turn = eligible == 0 || st->last_bg;
-        bool take_pkt = !in->cfg.valid && !in->rq_db.valid && pkt_turn &&
+        bool take_pkt = !in->cfg.valid && !in->rq_db.valid && pkt_turn && budget_ok &&
                         (park_retry || (!st->parked && in->rx_pkt.valid));
         out->cfg_ready = true;
         out->rq_db_ready = !in->cfg.valid;
-        out->rx_pkt_ready = !in->cfg.valid && !in->rq_db.valid && pkt_turn && !st->parked;
+        out->rx_pkt_ready = !in->cfg.valid && !in->rq_db.valid && pkt_turn && !st->parked && budget_ok;
         if (in->cfg.valid) {
             const nic_cfg_t *g = &in->cfg.data;
             st->cfg = *g;
@@ -545,6 +732,43 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             } else if (g->kind == NIC_CFG_FN) {
                 st->fn_mac[g->fn] = g->mac & 0xFFFFFFFFFFFFull;
                 st->fn_ip[g->fn] = g->ip;
+            } else if (g->kind == NIC_CFG_QP_ATTR) {
+                st->row = g->qp;
+                hls_mem_read(&st->qpc, g->qp);
+                hls_mem_read(&st->rdq, g->qp);
+                st->phase = RSP_CFG;
+            } else if (g->kind == NIC_CFG_SUSPEND) {
+                /* IDLE: no packet of ours is in hand. RUN -> ACTIVE: the marker goes behind
+                 * our last packet of fn at once; PASSIVE waits for rx_dispatch's marker */
+                st->need_ack = st->level[g->fn] == NIC_SUSPEND_RUN && g->level == NIC_SUSPEND_ACTIVE;
+                st->need_cqe = false;
+                st->need_ev = false;
+                st->txd = marker_desc(g->fn);
+                st->level[g->fn] = (uint8_t)g->level;
+                st->phase = RSP_EMIT;
+            } else if (g->kind == NIC_CFG_THROTTLE) {
+                st->rate[g->fn] = g->rate > RSP_THR_CAP ? RSP_THR_CAP : g->rate;
+            } else if (g->kind == NIC_CFG_CTX && g->ctx_sect == NIC_CTX_DIRTY) {
+                /* read and clear the function's 16 rows' bits (this job writes no row) */
+                unsigned sh = NIC_QP_PER_FN * (unsigned)g->fn;
+                nic_event_t e = {0};
+                e.kind = NIC_EV_CTX;
+                e.fn = g->fn;
+                e.data = (hls_u128)((st->dirty >> sh) & 0xFFFF);
+                st->dirty = st->dirty & ~((uint64_t)0xFFFF << sh);
+                st->ev = e;
+                st->need_ev = true;
+                st->need_ack = false;
+                st->need_cqe = false;
+                st->phase = RSP_EMIT;
+            } else if (g->kind == NIC_CFG_CTX) { /* RESP_QP, RESP_ATOM: row = absolute QP row */
+                st->row = g->qp;
+                st->need_ack = false;
+                st->need_cqe = false;
+                hls_mem_read(&st->qpc, g->qp);
+                hls_mem_read(&st->rdq, g->qp);
+                hls_mem_read(&st->atom, g->qp);
+                st->phase = RSP_CTX;
             }
         } else if (in->rq_db.valid) {
             const nic_db_t *d = &in->rq_db.data;
@@ -555,8 +779,27 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             hls_mem_read(&st->qpc, st->row);
             hls_mem_read(&st->rdq, st->row);
             st->phase = RSP_DB;
+        } else if (take_pkt && next_pkt.mig_mark) {
+            /* rx_dispatch's marker: every packet of fn it passed is done. Ours follow on every
+             * output; from here nothing of fn changes until it leaves PASSIVE */
+            nic_fn_t f = next_pkt.fn;
+            nic_cqe_req_t mc = {0};
+            mc.mig_mark = true;
+            mc.cq = (nic_cq_t)((unsigned)f << NIC_QP_SLOT_BITS);
+            nic_event_t me = {0};
+            me.kind = NIC_EV_MIG_MARK;
+            me.fn = f;
+            st->txd = marker_desc(f);
+            st->cqe = mc;
+            st->ev = me;
+            st->need_ack = true;
+            st->need_cqe = true;
+            st->need_ev = true;
+            st->last_bg = false;
+            st->phase = RSP_EMIT;
         } else if (take_pkt) {
-            nic_rx_pkt_t p = st->parked ? st->pkt : in->rx_pkt.data;
+            nic_rx_pkt_t p = next_pkt;
+            pkt_taken = true;
             bool atomic = p.hdr.opcode == ROCE_OP_COMPARE_SWAP || p.hdr.opcode == ROCE_OP_FETCH_ADD;
             uint32_t rkey = atomic ? p.hdr.atomic_rkey : p.hdr.reth_rkey;
             st->pkt = p;
@@ -588,6 +831,27 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     case RSP_CFG:
         apply_cfg(st);
         break;
+
+    case RSP_CTX:
+        serve_ctx(st);
+        break;
+
+    case RSP_EMIT: { /* markers / a context answer: the three streams move independently */
+        out->tx_desc.valid = st->need_ack;
+        out->tx_desc.data = st->txd;
+        out->cqe.valid = st->need_cqe;
+        out->cqe.data = st->cqe;
+        out->ev.valid = st->need_ev;
+        out->ev.data = st->ev;
+        bool ack = st->need_ack && !in->tx_desc_ready;
+        bool cqe = st->need_cqe && !in->cqe_ready;
+        bool ev = st->need_ev && !in->ev_ready;
+        st->need_ack = ack;
+        st->need_cqe = cqe;
+        st->need_ev = ev;
+        if (!ack && !cqe && !ev) st->phase = RSP_IDLE;
+        break;
+    }
 
     case RSP_DB: { /* in ERR the new WQEs are flushed as background work */
         rsp_qpc_t c = st->qpc.hls_mem_rdata;
@@ -783,5 +1047,12 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     default:
         st->phase = RSP_IDLE;
         break;
+    }
+
+    for (unsigned f = 0; f < NIC_FNS; f++) {
+        uint32_t t = st->tokens[f] + st->rate[f];
+        if (t > RSP_THR_CAP) t = RSP_THR_CAP;
+        if (pkt_taken && next_pkt.fn == f && st->rate[f] != 0) t = t - next_cost; /* had it */
+        st->tokens[f] = st->rate[f] == 0 ? 0 : t;
     }
 }

@@ -22,7 +22,7 @@ typedef struct {
     uint32_t epsn;         /* expected PSN (24 bits) */
     uint32_t msn;          /* completed messages (24 bits) */
     uint32_t len;          /* open SEND: buffer length; open WRITE: bytes still to come */
-    uint32_t off;          /* open SEND: bytes received; open WRITE: the RETH length */
+    uint32_t off;          /* open SEND / WRITE: bytes received so far */
     uint16_t rq_head;      /* next RQ WQE to consume (free-running) */
     uint16_t rq_tail;      /* producer index from the last doorbell */
     uint16_t udp_sport;    /* cfg */
@@ -36,7 +36,10 @@ typedef struct {
     uint8_t nak_pending;   /* a PSN sequence error NAK is out; stay quiet until epsn arrives */
     uint8_t quiesced;      /* cfg: drop requests without answer */
     uint8_t atom_next;     /* next replay-cache slot to fill */
-} rsp_qpc_t;               /* 80 bytes */
+    uint8_t wqe_reload;    /* open SEND loaded through the context port: its RQ WQE (wr_id,
+                              buffer) is read again at rq_head - 1 by the next packet */
+    uint8_t rsvd[7];
+} rsp_qpc_t;               /* 88 bytes */
 
 /* ---- MR row: row = fn * NIC_MR_PER_FN + (key >> 8) % NIC_MR_PER_FN ------------------ */
 typedef struct {
@@ -124,10 +127,15 @@ enum {
     RSP_BG,       /* qpc and rdq rows read for a QP's background work: pick one unit */
     RSP_FL_REQ,   /* flush: DMA read of the next posted RQ WQE */
     RSP_FL_RSP,
+    RSP_CTX,      /* qpc, rdq and replay rows read for a context-port word: answer / write */
+    RSP_EMIT,     /* markers or a context answer on tx_desc, cqe, ev (each until it moves) */
 };
 
 enum { RSP_TAG_WQE = 1, RSP_TAG_READ = 2, RSP_TAG_ATOMIC = 3 };
 #define RSP_RD_AHEAD 2
+/* throttle bucket ceiling in 1/1024 bytes: 16 KiB, the largest burst; above any payload_len
+ * (14 bits), so every packet can pass once the bucket is full */
+#define RSP_THR_CAP ((uint32_t)16384 << 10)
 
 typedef struct {
     HLS_MEM(rsp_qpc_t, NIC_QPS) qpc;
@@ -176,6 +184,14 @@ typedef struct {
     uint16_t tx_rem;              /* its payload bytes still to forward */
     /* atomics */
     uint64_t at_orig;
+    /* live migration (docs/responder.md "Migration"): the function's suspend level; the
+     * dirty bit of every QP row written since the last NIC_CTX_DIRTY read; the throttle's
+     * token buckets in 1/1024 bytes (a bucket gains `rate` per cycle, rate = bytes per 1024
+     * cycles, 0 = off) */
+    uint8_t level[NIC_FNS];
+    uint64_t dirty;
+    uint32_t rate[NIC_FNS];
+    uint32_t tokens[NIC_FNS];
     uint32_t acks_sent, naks_sent, dropped;
 } responder_state;
 
