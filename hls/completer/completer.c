@@ -139,20 +139,34 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
     if (op == ROCE_OP_ATOMIC_ACKNOWLEDGE)
         return (w->opcode == NIC_WR_CAS || w->opcode == NIC_WR_FAA) && p == w->first_psn
                    ? V_ATOMIC : V_DONE;
-    /* READ RESPONSE: exactly the next PSN, opcode and length (9.7.5.1.3, rxe check_ack) */
+    /* READ RESPONSE: exactly the next PSN, opcode and length (9.7.5.1.3, rxe check_ack); a
+     * request re-issued after partial data is answered FIRST/ONLY from where it resumed */
     unsigned sh = mtu_shift(st->c.pmtu);
     uint32_t mtu = 1u << sh;
-    uint64_t done = (uint64_t)st->c.rd_off << sh;
+    uint64_t done = (uint64_t)st->c.head_done << sh;
     uint32_t rem = (uint64_t)w->length > done ? (uint32_t)(w->length - done) : 0;
-    bool first = st->c.rd_off == 0;
+    bool first = st->c.head_done == st->c.rd_start;
     bool last = p == w->last_psn;
     uint32_t len = st->p_len;
     bool ok_op = (op == ROCE_OP_READ_RESPONSE_FIRST && first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_MIDDLE && !first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_LAST && !first && last && len == rem) ||
                  (op == ROCE_OP_READ_RESPONSE_ONLY && first && last && len == rem);
-    bool ok_psn = (hls_u24)p == (hls_u24)(w->first_psn + st->c.rd_off);
+    bool ok_psn = (hls_u24)p == (hls_u24)(w->first_psn + st->c.head_done);
     return w->opcode == NIC_WR_READ && ok_op && ok_psn ? V_RDATA : V_DONE;
+}
+
+/* PSNs of the oldest SEND/WRITE w that this ACK or NAK shows the responder has (IB 9.7.5.1:
+ * an ACK for p acknowledges every PSN up to p, a sequence or RNR NAK for p every PSN before
+ * p); a resend starts behind them. 0 for anything else (a READ/atomic counts its responses). */
+HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
+    uint32_t p = (uint32_t)st->p_psn;
+    unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 3 NAK */
+    bool seq_nak = syn_type == 3 && (st->p_syn & 0x1f) == 0;
+    bool tells = st->p_op == ROCE_OP_ACKNOWLEDGE && (syn_type <= 1 || seq_nak);
+    bool inside = psn_le(w->first_psn, p) && psn_le(p, w->last_psn);
+    if (!tells || !inside || needs_resp(w->opcode)) return 0;
+    return (uint32_t)(hls_u24)((hls_u24)p - (hls_u24)w->first_psn) + (syn_type == 0 ? 1u : 0u);
 }
 
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */
@@ -162,7 +176,8 @@ HLS_INLINE void finish(completer_state *st) { st->phase = st->beats_left ? CP_DR
 HLS_INLINE void pop_head(completer_state *st, uint16_t idx) {
     st->c.head = (st->c.head + 1) & (NIC_OUTSTANDING - 1);
     st->c.count = st->c.count - 1;
-    st->c.rd_off = 0;
+    st->c.head_done = 0;
+    st->c.rd_start = 0;
     st->next_idx = idx + 1;
     hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | st->c.head);
 }
@@ -312,7 +327,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->phase = CP_WB;
                 if (c.count == 0) {
                     c.count = 1;
-                    c.rd_off = 0;
+                    c.head_done = 0;
+                    c.rd_start = 0;
                     reset_retries(&c);
                     if (st->rec.status == NIC_WC_SUCCESS) {
                         restart_timer(&c, now); /* the timer runs while anything is outstanding */
@@ -392,6 +408,9 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             st->progress = 1;
             st->phase = CP_ATOMIC;
         } else {
+            /* what the responder has of the head: a resend starts behind it */
+            uint32_t has = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT ? peer_has(st, &h) : 0;
+            if (has > st->c.head_done) st->c.head_done = has;
             st->partial = v == V_PARTIAL;
             st->act = v == V_RETRY ? ACT_RETRY : v == V_RNR ? ACT_RNR : v == V_FATAL ? ACT_FAIL
                                                                                     : ACT_NONE;
@@ -400,11 +419,11 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         break;
     }
     case CP_RDATA: {
-        /* payload beat -> one DMA write at local_addr + (psn - first_psn) * mtu + 64 i */
+        /* payload beat -> one DMA write at local_addr + head_done * mtu + 64 i */
         uint32_t left = (uint32_t)st->p_len - st->wr_off;
         nic_dma_req_t d = {0};
         d.write = 1;
-        d.addr = h.local_addr + ((uint64_t)st->c.rd_off << mtu_shift(st->c.pmtu)) + st->wr_off;
+        d.addr = h.local_addr + ((uint64_t)st->c.head_done << mtu_shift(st->c.pmtu)) + st->wr_off;
         d.len = left > 64 ? 64 : left;
         d.data = in->rx_pay.data.data;
         out->dma_req.valid = in->rx_pay.valid;
@@ -430,12 +449,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         break;
     }
     case CP_COMPLETE: {
-        /* a READ response that is not the last moves rd_off; the last one, or an atomic ACK,
+        /* a READ response that is not the last moves head_done; the last one, or an atomic ACK,
          * completes the WQE (after its data write: same DMA port, so ordered before the CQE) */
         bool whole = st->p_op != ROCE_OP_READ_RESPONSE_FIRST &&
                      st->p_op != ROCE_OP_READ_RESPONSE_MIDDLE;
         if (!whole) {
-            st->c.rd_off = st->c.rd_off + 1;
+            st->c.head_done = st->c.head_done + 1;
             st->phase = CP_RETIRED;
         } else {
             out->cqe.valid = h.signaled;
@@ -512,15 +531,18 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         break;
     }
     case CP_REWIND: {
-        /* resend the oldest WQE from its first PSN; the responder treats what it already has
-         * as duplicates. Backoff mode doubles the next timeout up to the cap (DA3). */
+        /* resend from the first PSN of the oldest WQE the responder does not have (IB
+         * 9.7.5.2, rxe req_retry): mid-message behind what it acknowledged or a NAK named, a
+         * READ from its first missing response, whose request then asks for the rest only.
+         * Backoff mode doubles the next timeout up to the cap (DA3). */
         out->req_ctl.valid = 1;
-        out->req_ctl.data = make_ctl(NIC_REQ_REWIND, st->qp, h.wqe_index, h.first_psn);
+        out->req_ctl.data = make_ctl(NIC_REQ_REWIND, st->qp, h.wqe_index, h.first_psn + st->c.head_done);
+        out->req_ctl.data.psn_off = (hls_u24)st->c.head_done;
         if (in->req_ctl_ready) {
             cmp_qpc_t c = st->c;
             if (st->act == ACT_RETRY && c.backoff && c.cur_exp < c.backoff_cap)
                 c.cur_exp = c.cur_exp + 1;
-            c.rd_off = 0;
+            c.rd_start = c.head_done; /* the re-issued READ's first response comes there */
             restart_timer(&c, now);
             st->c = c;
             st->retries = st->retries + 1;

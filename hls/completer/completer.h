@@ -43,7 +43,10 @@ typedef struct {
 typedef struct {
     uint64_t deadline;     /* cycle at which the armed timer fires */
     uint32_t qpn;          /* from cfg */
-    uint32_t rd_off;       /* READ responses received in the head WQE (next PSN = first + rd_off) */
+    uint32_t head_done;    /* PSNs of the head WQE that need no resend: a READ's responses
+                              received (next PSN = first + head_done), a SEND/WRITE's packets
+                              the peer acknowledged or a NAK's PSN implies; REWIND resumes at
+                              first + head_done */
     uint8_t state;         /* NIC_QPS_* (from cfg) */
     uint8_t pmtu;          /* from cfg: enum ibv_mtu */
     uint8_t timeout;       /* from cfg: local ACK timeout exponent, 0 = infinite */
@@ -65,7 +68,8 @@ typedef struct {
                               timeouts may */
     uint8_t sqd_wait;      /* the SQD marker came: raise NIC_EV_SQ_DRAINED once count is 0 */
     uint16_t rsvd16;       /* reserved, 0 */
-    uint32_t rsvd32;       /* reserved, 0 */
+    uint32_t rd_start;     /* head_done when the head READ's request was last (re)sent: its
+                              first response is READ_RESPONSE_FIRST/ONLY there */
 } cmp_qpc_t;
 _Static_assert(sizeof(cmp_qpc_t) == 40, "qpc row: no padding");
 

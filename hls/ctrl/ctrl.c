@@ -249,8 +249,22 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
         else ans = cq_image(st->cqa);
     } else if (sect == NIC_CTX_CTRL_MR) {
         ctx_mr_img_t img = mr_image(m);
-        if (wr) mr_write(mo, cmd_mr_row(c), mr_from_image(mr_put(img, w, d)));
+        ctrl_mr_row_t nm = mr_from_image(mr_put(img, w, d));
+        if (wr) mr_write(mo, cmd_mr_row(c), nm);
         else ans = mr_word(img, w);
+        if (wr && w == NIC_CTX_MR_WORDS - 1) {
+            /* the row is complete: the requester (lkey checks) and the responder (rkey
+             * checks) keep copies of the MR table; they get it as REG_MR / DEREG_MR give it */
+            v->cfg.kind = NIC_CFG_MR;
+            v->cfg.mr = cmd_mr_row(c);
+            v->cfg.key = nm.key;
+            v->cfg.pd = nm.pd;
+            v->cfg.base = nm.base;
+            v->cfg.len = nm.len;
+            v->cfg.access = nm.access;
+            v->cfg.valid = nm.valid;
+            v->need = TO_REQ | TO_RESP;
+        }
     } else if (sect == NIC_CTX_DIRTY && c->num == NIC_CTX_CTRL_QP) {
         ans = dirty16(st->qp_dirty, c->fn);
         st->qp_dirty = clear16(st->qp_dirty, c->fn);

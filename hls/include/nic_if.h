@@ -454,15 +454,21 @@ enum { NIC_MIG_MARK = 3 };
 
 enum {
     NIC_REQ_RETIRED = 1,      /* every WQE before wqe_index is retired (frees outstanding slots) */
-    NIC_REQ_REWIND = 2,       /* go back: restart at WQE wqe_index with PSN psn */
+    NIC_REQ_REWIND = 2,       /* go back: resend from PSN psn, psn_off PSNs into WQE wqe_index */
     NIC_REQ_STOP = 3,         /* QP failed: stop sending, flush what is left */
     NIC_REQ_MIG_MARK = 4,     /* migration marker of function qp >> NIC_QP_SLOT_BITS */
 };
+/* REWIND restarts where IB vol. 1 9.7.5.2 says, mid-message if need be: at the PSN a sequence
+ * or RNR NAK names, or after the last PSN the peer acknowledged (timeout), or, for a READ, at
+ * the first READ RESPONSE not received. psn_off = psn - the WQE's first PSN: the requester
+ * resends a SEND/WRITE from payload byte psn_off * MTU (a MIDDLE or LAST packet when psn_off
+ * is not 0) and re-issues a READ for the bytes from psn_off * MTU on. */
 typedef struct {
     uint8_t kind;             /* NIC_REQ_* */
     nic_qp_t qp;
     uint16_t wqe_index;
     hls_u24 psn;
+    hls_u24 psn_off;          /* REWIND: PSNs of WQE wqe_index before psn (0: whole message) */
 } nic_req_ctl_t;
 
 /* ---- packets inside the NIC ------------------------------------------------------------ */

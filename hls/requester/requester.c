@@ -270,9 +270,13 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
         c.una = k->wqe_index;
     }
     c.rd_wait = false;                          /* a waiting READ/atomic looks again */
-    if (k->kind == NIC_REQ_REWIND && in_window && !c.flushing) {
+    /* REWIND resumes psn_off packets into the message (IB 9.7.5.2; nic_if.h): the payload
+     * offset is psn_off * MTU, a shift. One that cannot lie inside a 32-bit length is not
+     * believed; one beyond this WQE's length is caught in RQ_DECIDE, when the WQE is known. */
+    uint64_t off = (uint64_t)k->psn_off << mtu_log(c.pmtu);
+    if (k->kind == NIC_REQ_REWIND && in_window && !c.flushing && (off >> 32) == 0) {
         c.sq_head = k->wqe_index;
-        c.offset = 0;
+        c.offset = (uint32_t)off;
         c.next_psn = k->psn;
         c.wqe_valid = false;
     }
@@ -313,7 +317,7 @@ HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
     uint32_t mtu = (uint32_t)1 << lg;
     uint8_t op = WQE_OPCODE(w);
     uint32_t len = WQE_LENGTH(w);
-    uint32_t rem = len - c->offset;
+    uint32_t rem = len - c->offset;              /* RQ_DECIDE keeps offset inside the message */
     bool first = c->offset == 0;
     bool stream = op <= NIC_WR_WRITE_IMM;          /* SEND*, WRITE*: segmented payload */
     bool last = !stream || rem <= mtu;
@@ -350,9 +354,11 @@ HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
     d.dest_qp = c->dest_qpn;
     d.psn = c->next_psn;
     d.ack_req = last || ((uint32_t)c->next_psn % RQ_ACK_EVERY) == RQ_ACK_EVERY - 1;
-    d.reth_va = WQE_REMOTE(w);
+    /* WRITE FIRST/ONLY: the whole message (offset 0). READ: the bytes from offset on, so a
+     * READ resumed after partial data asks only for what is missing (rxe req_retry) */
+    d.reth_va = WQE_REMOTE(w) + c->offset;
     d.reth_rkey = WQE_RKEY(w);
-    d.reth_len = len;
+    d.reth_len = rem;
     d.atomic_va = WQE_REMOTE(w);
     d.atomic_rkey = WQE_RKEY(w);
     d.atomic_swap_add = WQE_SWAP_ADD(w);
@@ -515,6 +521,13 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         /* the MR row was read in RQ_MR for a new WQE (wqe_new) */
         const req_mr_t m = st->mr.hls_mem_rdata;
         bool prot = fresh && !c.flushing && !bad && !lkey_ok(st->wqe, &m, st->pd);
+        /* a REWIND offset outside this message (into a WQE not yet started, at or past its
+         * end, into an atomic): resend the message from its first PSN instead of reading past
+         * its buffer. The completer never asks for that (docs/requester.md). */
+        if (c.offset != 0 && (fresh || c.offset >= WQE_LENGTH(st->wqe))) {
+            c.next_psn = (hls_u24)(c.next_psn - (hls_u24)(c.offset >> lg));
+            c.offset = 0;
+        }
         st->rec = make_rec(st->q, &c, st->wqe, lg);
         if (prot) st->rec.status = NIC_WC_LOC_PROT_ERR;
         if (c.flushing || ((bad || prot) && fresh)) {
@@ -574,7 +587,9 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         st->last_bytes = (hls_uint(7))(plen == 0 ? 64 : ((plen - 1) % 64) + 1);
         st->pay_err = false;
         uint8_t op = WQE_OPCODE(st->wqe);
-        c.next_psn = (hls_u24)(c.next_psn + (hls_u24)(op == NIC_WR_READ ? wqe_psns(op, WQE_LENGTH(st->wqe), lg) : 1));
+        /* a READ request takes a PSN per response packet it asks for (from offset on) */
+        uint32_t rest = WQE_LENGTH(st->wqe) - c.offset;
+        c.next_psn = (hls_u24)(c.next_psn + (hls_u24)(op == NIC_WR_READ ? wqe_psns(op, rest, lg) : 1));
         if (last) {
             c.sq_head = (uint16_t)(c.sq_head + 1);
             c.offset = 0;

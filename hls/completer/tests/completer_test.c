@@ -63,7 +63,8 @@ static void fail(const char *fmt, ...) {
 
 /* ---- producer-rule checker: an offered, unaccepted beat must stay the same ---- */
 static bool same_ctl(nic_req_ctl_t a, nic_req_ctl_t b) {
-    return a.kind == b.kind && a.qp == b.qp && a.wqe_index == b.wqe_index && a.psn == b.psn;
+    return a.kind == b.kind && a.qp == b.qp && a.wqe_index == b.wqe_index && a.psn == b.psn &&
+           a.psn_off == b.psn_off;
 }
 static bool same_cqe(nic_cqe_req_t a, nic_cqe_req_t b) {
     return a.cq == b.cq && a.cqe.wr_id == b.cqe.wr_id && a.cqe.byte_len == b.cqe.byte_len &&
@@ -254,19 +255,26 @@ static void ack(const qp_t *q, uint32_t psn, unsigned syn) {
 }
 
 /* ---- expectations ---- */
-static uint64_t expect_ctl(unsigned kind, const qp_t *q, uint16_t idx, uint32_t psn) {
+/* the next req_ctl; a REWIND resumes at psn, psn_off PSNs into WQE idx (0 for other kinds) */
+static uint64_t expect_ctl_off(unsigned kind, const qp_t *q, uint16_t idx, uint32_t psn, uint32_t psn_off) {
     if (r_ctl >= n_ctl) {
         fail("missing req_ctl kind %u idx %u", kind, idx);
         return 0;
     }
     ctl_log_t *l = &ctl_log[r_ctl++];
     nic_req_ctl_t m = l->m;
+    bool rewind = kind == NIC_REQ_REWIND;
     if (m.kind != kind || m.qp != row_of(q->fn, q->qpn) || m.wqe_index != idx ||
-        (kind == NIC_REQ_REWIND && (uint32_t)m.psn != psn))
-        fail("req_ctl #%u: got kind %u qp %u idx %u psn %#x, want kind %u qp %u idx %u psn %#x",
-             r_ctl - 1, m.kind, (unsigned)m.qp, m.wqe_index, (unsigned)m.psn, kind,
-             (unsigned)row_of(q->fn, q->qpn), idx, psn);
+        (rewind && (uint32_t)m.psn != psn) || (uint32_t)m.psn_off != (rewind ? psn_off : 0))
+        fail("req_ctl #%u: got kind %u qp %u idx %u psn %#x off %u, want kind %u qp %u idx %u psn %#x off %u",
+             r_ctl - 1, m.kind, (unsigned)m.qp, m.wqe_index, (unsigned)m.psn, (unsigned)m.psn_off, kind,
+             (unsigned)row_of(q->fn, q->qpn), idx, psn, rewind ? psn_off : 0);
     return l->cyc;
+}
+
+/* the next req_ctl; a REWIND from the WQE's first PSN */
+static uint64_t expect_ctl(unsigned kind, const qp_t *q, uint16_t idx, uint32_t psn) {
+    return expect_ctl_off(kind, q, idx, psn, 0);
 }
 
 static uint64_t expect_cqe(const qp_t *q, uint64_t wr_id, unsigned opcode, unsigned status,
@@ -463,7 +471,8 @@ static void sc_nak_seq(void) {
     run(60);
     expect_cqe(&q, 0xF0, NIC_WC_SEND, NIC_WC_SUCCESS, 1);
     expect_ctl(NIC_REQ_RETIRED, &q, 11, 0);
-    expect_ctl(NIC_REQ_REWIND, &q, 11, 201);
+    /* 9.7.5.2.1: resend from the PSN the NAK names, the WRITE's second packet */
+    expect_ctl_off(NIC_REQ_REWIND, &q, 11, 202, 1);
     ack(&q, 205, ACK_SYN);
     run(60);
     expect_cqe(&q, 0xF1, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 1000);
@@ -515,6 +524,15 @@ static void expect_within(const char *what, uint64_t t, uint64_t lo, uint64_t hi
     if (t < lo || t > hi)
         fail("%s at cycle %llu, outside [%llu, %llu]", what, (unsigned long long)t,
              (unsigned long long)lo, (unsigned long long)hi);
+}
+
+/* the REWIND a local ACK timeout of `cycles` armed at cycle t sends, on time */
+static uint64_t expect_timeout_rewind(const char *what, const qp_t *q, uint64_t t, uint64_t cycles,
+                                      uint16_t idx, uint32_t psn, uint32_t psn_off) {
+    run_to(t + cycles + lat() + 10);
+    uint64_t r = expect_ctl_off(NIC_REQ_REWIND, q, idx, psn, psn_off);
+    expect_within(what, r, t + cycles, t + cycles + lat());
+    return r;
 }
 
 static void sc_rnr(void) {
@@ -935,7 +953,8 @@ static void sc_ack_with_its_record(void) {
 }
 
 /* An ACK inside a multi-packet WRITE (AckReq every 8th PSN) retires nothing, counts as an
- * ACK (not dropped) and restarts the ACK timer: the resend comes one timeout after it. */
+ * ACK (not dropped) and restarts the ACK timer: the resend comes one timeout after it, and
+ * starts behind the acknowledged PSN (9.7.5.2.2: the oldest unacknowledged one). */
 static void sc_mid_message_ack(void) {
     qp_t q = qp_std(0, 0x001616, 1);
     q.timeout = 1;                              /* 2048 cycles */
@@ -948,9 +967,7 @@ static void sc_mid_message_ack(void) {
     expect_u32("acks", st.acks, 1);
     expect_u32("dropped", st.dropped, 0);
     if (n_ctl != r_ctl || n_cqe != r_cqe) fail("a mid-message ACK retired or resent something");
-    run_to(t + 2048 + lat() + 10);
-    expect_within("resend after the mid-message ACK", expect_ctl(NIC_REQ_REWIND, &q, 0, 100),
-                  t + 2048, t + 2048 + lat());
+    expect_timeout_rewind("resend after the mid-message ACK", &q, t, 2048, 0, 108, 8);
     ack(&q, 111, ACK_SYN);
     run(80);
     expect_cqe(&q, 0x1600, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 12 * 256);
@@ -1034,6 +1051,94 @@ static void sc_timeout_then_implied_loss(void) {
     expect_ctl(NIC_REQ_RETIRED, &q, 2, 0);
     expect_u32("timeouts", st.timeouts, 2);
     expect_u32("retries", st.retries, 2);
+}
+
+/* Where a resend starts inside a SEND/WRITE (IB 9.7.5.2): an ACK that retires one WRITE and
+ * lands inside the next one, a sequence NAK further in, a stale ACK that must not move the
+ * point back, then a timeout: each REWIND names the oldest PSN the responder lacks, across
+ * the PSN wrap. */
+static void sc_resume_point(void) {
+    qp_t q = qp_std(1, 0x001A1A, 1);
+    q.timeout = 1;                              /* 2048 cycles */
+    bring_up(&q);
+    rec(&q, 4, 0xFFFFFD, 0xFFFFFE, NIC_WR_WRITE, 1, 0x1A00, 0, 300, 0);
+    rec(&q, 5, 0xFFFFFF, 8, NIC_WR_SEND, 1, 0x1A01, 0, 10 * 256, 0);
+    run(40);
+    ack(&q, 2, ACK_SYN);                        /* WRITE done, SEND acknowledged to PSN 2 */
+    run(60);
+    expect_cqe(&q, 0x1A00, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 300);
+    expect_ctl(NIC_REQ_RETIRED, &q, 5, 0);
+    ack(&q, 6, 0x60);                           /* 6 lost: resend from 6 */
+    run(60);
+    expect_ctl_off(NIC_REQ_REWIND, &q, 5, 6, 7);
+    ack(&q, 4, ACK_SYN);                        /* late: the point stays at 6 */
+    expect_timeout_rewind("timeout resend", &q, cycle, 2048, 5, 6, 7);
+    ack(&q, 8, ACK_SYN);
+    run(60);
+    expect_cqe(&q, 0x1A01, NIC_WC_SEND, NIC_WC_SUCCESS, 10 * 256);
+    expect_ctl(NIC_REQ_RETIRED, &q, 6, 0);
+    expect_u32("retries", st.retries, 2);
+}
+
+/* A READ whose responses stop part-way times out and resumes at the first missing response
+ * PSN (rxe req_retry); the re-issued request's responses start with FIRST (or ONLY for the
+ * last packet) there, a late MIDDLE of the first request at that PSN is refused, and the data
+ * lands at local_addr + what had arrived. */
+static void sc_read_resume(void) {
+    qp_t q = qp_std(2, 0x001B1B, 1);
+    q.timeout = 1;
+    bring_up(&q);
+    static uint8_t d1[5 * 256], d2[3 * 256], junk[256];
+    fill(d1, sizeof d1 - 100, 51);
+    fill(d2, sizeof d2 - 7, 52);
+    fill(junk, sizeof junk, 53);
+    uint32_t n1 = sizeof d1 - 100, n2 = sizeof d2 - 7;
+    rec(&q, 0, 0xFFFFFE, 2, NIC_WR_READ, 1, 0x1B00, A(0x71003), n1, 0);  /* 5 responses */
+    rec(&q, 1, 3, 5, NIC_WR_READ, 1, 0x1B01, A(0x72000), n2, 0);         /* 3 responses */
+    run(40);
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_FIRST, 0xFFFFFE, ACK_SYN, 0, d1, 256);
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_MIDDLE, 0xFFFFFF, ACK_SYN, 0, d1 + 256, 256);
+    uint64_t t = cycle;
+    run_to(t + 2048 + lat() + 10);
+    expect_within("READ resend", expect_ctl_off(NIC_REQ_REWIND, &q, 0, 0, 2), t, t + 2048 + lat() + 10);
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_MIDDLE, 0, ACK_SYN, 0, junk, 256); /* the old request's */
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_FIRST, 0, ACK_SYN, 0, d1 + 512, 256);
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_MIDDLE, 1, ACK_SYN, 0, d1 + 768, 256);
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_LAST, 2, ACK_SYN, 0, d1 + 1024, n1 - 1024);
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_FIRST, 3, ACK_SYN, 0, d2, 256);
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_MIDDLE, 4, ACK_SYN, 0, d2 + 256, 256);
+    run(400);
+    memcpy(exp_mem + 0x71003, d1, n1);
+    memcpy(exp_mem + 0x72000, d2, 512);
+    expect_cqe(&q, 0x1B00, NIC_WC_RDMA_READ, NIC_WC_SUCCESS, n1);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
+    t = cycle;
+    run_to(t + 2048 + lat() + 10);             /* the second READ's last response is lost */
+    expect_within("second READ resend", expect_ctl_off(NIC_REQ_REWIND, &q, 1, 5, 2), t, t + 2048 + lat() + 10);
+    resp(&q, q.qpn, ROCE_OP_READ_RESPONSE_ONLY, 5, ACK_SYN, 0, d2 + 512, n2 - 512);
+    run(200);
+    memcpy(exp_mem + 0x72000, d2, n2);
+    expect_cqe(&q, 0x1B01, NIC_WC_RDMA_READ, NIC_WC_SUCCESS, n2);
+    expect_ctl(NIC_REQ_RETIRED, &q, 2, 0);
+    expect_u32("dropped", st.dropped, 1);
+}
+
+/* An RNR NAK names the packet that needed a receive WQE: for a WRITE with immediate that is
+ * its LAST packet (the data before it was accepted), so the resend after the RNR wait is
+ * that packet only. */
+static void sc_rnr_mid_message(void) {
+    qp_t q = qp_std(3, 0x001C1C, 1);
+    bring_up(&q);
+    rec(&q, 9, 600, 603, NIC_WR_WRITE_IMM, 1, 0x1C00, 0, 4 * 256, 0);
+    run(40);
+    uint64_t t = cycle;
+    ack(&q, 603, 0x21);                         /* RNR, 2500 cycles */
+    run(2500 + lat());
+    expect_within("RNR resend", expect_ctl_off(NIC_REQ_REWIND, &q, 9, 603, 3), t + 2500, t + 2500 + lat());
+    ack(&q, 603, ACK_SYN);
+    run(60);
+    expect_cqe(&q, 0x1C00, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 4 * 256);
+    expect_ctl(NIC_REQ_RETIRED, &q, 10, 0);
 }
 
 /* random but well-formed traffic on every input for 300000 cycles, under the sanitizers:
@@ -1120,6 +1225,9 @@ int main(void) {
         {"rnr_nak_echoes_one_retry", sc_rnr_echoes},
         {"duplicate_nak_one_resend", sc_duplicate_nak},
         {"timeout_resend_then_implied_loss", sc_timeout_then_implied_loss},
+        {"resend_point_ack_nak_timeout", sc_resume_point},
+        {"read_resumes_at_first_missing_response", sc_read_resume},
+        {"rnr_nak_mid_message", sc_rnr_mid_message},
         {"random_traffic", sc_random},
     };
     unsigned failed = 0, total = 0;

@@ -433,9 +433,13 @@ static void pair_payloads(tb_t *t) {
 
 /* ------------------------------------------------------------------ driving the block */
 static void push_cfg(tb_t *t, nic_cfg_t c) { t->cfgq[t->cfg_t++ % QCAP] = c; }
-static void push_ctl(tb_t *t, unsigned kind, int row, uint16_t idx, uint32_t psn) {
-    nic_req_ctl_t k = {.kind = (uint8_t)kind, .qp = (nic_qp_t)row, .wqe_index = idx, .psn = (hls_u24)psn};
+static void push_ctl_off(tb_t *t, unsigned kind, int row, uint16_t idx, uint32_t psn, uint32_t psn_off) {
+    nic_req_ctl_t k = {.kind = (uint8_t)kind, .qp = (nic_qp_t)row, .wqe_index = idx, .psn = (hls_u24)psn,
+                       .psn_off = (hls_u24)psn_off};
     t->ctlq[t->ctl_t++ % QCAP] = k;
+}
+static void push_ctl(tb_t *t, unsigned kind, int row, uint16_t idx, uint32_t psn) {
+    push_ctl_off(t, kind, row, idx, psn, 0);
 }
 
 static void cfg_fn(tb_t *t, unsigned fn, uint64_t mac, uint32_t ip) {
@@ -632,6 +636,25 @@ static int ref_packets(const tqp_t *q, int from, int to, rpkt_t *r, int max) {
             h->payload_len = (hls_uint(14))plen;
             p->pay_addr = w->local_addr + off;
         }
+    }
+    return n;
+}
+
+/* The reference packets of q from packet (PSN) k of WQE i to the end of the SQ, as IB 9.7.5.2
+ * resends them: a SEND/WRITE from its packet k on (MIDDLE/LAST, RETH only on FIRST/ONLY, as
+ * ref_packets has them), a READ re-issued at PSN first + k for the bytes from k MTUs on. */
+static int ref_resume(const tqp_t *q, int i, uint32_t k, rpkt_t *r, int max) {
+    int n = ref_packets(q, i, q->nw, r, max);
+    const nic_sq_wqe_t *w = &q->wqe[i].w;
+    uint32_t mtu = mtu_bytes(q->pmtu);
+    if (w->opcode == NIC_WR_READ) {
+        r[0].h.psn = (hls_u24)((q->wqe[i].psn + k) % (1u << 24));
+        r[0].h.ack_req = 1;
+        r[0].h.reth_va = w->remote_addr + (uint64_t)k * mtu;
+        r[0].h.reth_len = w->length - k * mtu;
+    } else if (w->opcode <= NIC_WR_WRITE_IMM && k > 0) {
+        memmove(r, r + k, (size_t)(n - (int)k) * sizeof *r);
+        n -= (int)k;
     }
     return n;
 }
@@ -902,6 +925,57 @@ static void t_rewind(void) {
     }
     check_recs_all_sent(t, q, "rewind");                  /* no duplicate records */
     report("REWIND mid-stream regenerates byte-identical packets, no duplicate wqe_rec");
+    tb_free(t);
+}
+
+/* REWIND into the middle of a message (IB 9.7.5.2): the resend starts at the PSN named, with
+ * the opcode and payload offset of that position; a READ asks only for the missing bytes. A
+ * REWIND whose offset lies outside the message resends the whole message. */
+static void t_rewind_mid(void) {
+    tb_t *t = tb_new(53, 0.25);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 2, 5, 1, 0xFFFFFA, true);           /* MTU 256 */
+    post(t, q, NIC_WR_SEND, 256 * 4 + 10, 0);                  /* 0: PSN fffffa..fffffe */
+    post(t, q, NIC_WR_WRITE, 256 * 3 + 7, 0);                  /* 1: ffffff, 0, 1, 2 (wrap) */
+    post(t, q, NIC_WR_READ, 256 * 5 + 3, 0);                   /* 2: 3..8 */
+    post(t, q, NIC_WR_SEND_IMM, 256 * 3, NIC_WQE_SOLICITED);   /* 3: 9..11 */
+    post(t, q, NIC_WR_WRITE_IMM, 256 * 2 + 1, 0);              /* 4: 12..14 */
+    post(t, q, NIC_WR_FAA, 8, 0);                              /* 5: 15 */
+    ring(t, q);
+    EXPECT(run(t, 400000), "did not go idle");
+    static const struct { int wqe; uint32_t k, resumes_at; const char *what; } rw[] = {
+        {0, 2, 2, "SEND from its third packet (MIDDLE, payload at 2 MTUs)"},
+        {1, 1, 1, "WRITE from a MIDDLE just past the PSN wrap, no RETH"},
+        {2, 3, 3, "READ re-issued at first + 3 for the bytes from 3 MTUs on"},
+        {3, 2, 2, "SEND_IMM from its last packet (LAST_IMM with ImmDt and SE)"},
+        {4, 2, 2, "WRITE_IMM from its last packet (LAST_IMM)"},
+        {1, 3, 3, "WRITE from its last packet"},
+        {3, 7, 0, "an offset past the message: the whole message"},
+        {5, 1, 0, "an offset into an atomic: the atomic again"},
+    };
+    enum { NRW = sizeof rw / sizeof rw[0] };
+    int from[NRW + 1];
+    int nref0 = ref_packets(q, 0, q->nw, refbuf, MAXP);
+    for (int r = 0; r < NRW && !failed; r++) {
+        from[r] = t->npkts;
+        const twqe_t *e = &q->wqe[rw[r].wqe];
+        push_ctl_off(t, NIC_REQ_REWIND, q->row, e->index, (e->psn + rw[r].k) % (1u << 24), rw[r].k);
+        EXPECT(run(t, 400000), "did not go idle after REWIND %d", r);
+    }
+    from[NRW] = t->npkts;
+    pair_payloads(t);
+    EXPECT(from[0] == nref0, "first pass: %d packets, want %d", from[0], nref0);
+    for (int i = 0; i < from[0] && i < nref0 && !failed; i++) check_pkt(t, &t->pkts[i], &refbuf[i], "first pass", i);
+    for (int r = 0; r < NRW && !failed; r++) {
+        int n = ref_resume(q, rw[r].wqe, rw[r].resumes_at, refbuf, MAXP);
+        EXPECT(from[r + 1] - from[r] == n, "%s: %d packets resent, want %d", rw[r].what,
+               from[r + 1] - from[r], n);
+        for (int i = 0; i < n && from[r] + i < from[r + 1] && !failed; i++)
+            check_pkt(t, &t->pkts[from[r] + i], &refbuf[i], rw[r].what, i);
+    }
+    check_recs_all_sent(t, q, "rewind mid-message");
+    report("REWIND mid-message: MIDDLE/LAST at the PSN named, payload offset, no RETH; READ for the missing bytes; bad offsets resend the message");
     tb_free(t);
 }
 
@@ -1229,6 +1303,7 @@ int main(void) {
     t_round_robin();
     t_quiesce();
     t_rewind();
+    t_rewind_mid();
     t_outstanding();
     t_rd_depth();
     t_lkey();
