@@ -1,5 +1,5 @@
 /* dev_port.c — the device's Ethernet port: one frame per datagram (destination MAC onward,
- * no FCS, no padding), QEMU's -netdev dgram format (/work/shared/notes/rxe-peer.md):
+ * no FCS, no padding), QEMU's -netdev dgram format (docs/device.md, docs/interop.md):
  *
  *   unix:LOCAL_PATH,REMOTE_PATH     AF_UNIX datagram socket bound to LOCAL_PATH, sends to REMOTE_PATH
  *   udp:HOST:PORT,HOST:PORT         UDP socket bound to the first address, sends to the second
