@@ -17,13 +17,14 @@
  * per cycle; the row is written back in WB, one cycle before the next IDLE can read it
  * again, so no forwarding is needed. docs/completer.md has the full description. */
 #include "completer.h"
+#include "completer_mig.h"
 
 enum { /* FSM */
     CP_IDLE = 0, CP_CTX, CP_DISPATCH, CP_EVAL, CP_RDATA, CP_ATOMIC, CP_COMPLETE, CP_RETIRED,
     CP_ACT, CP_REWIND, CP_ERRCQE, CP_EV, CP_STOP, CP_FLUSH, CP_RECFLUSH, CP_DRAIN, CP_WB,
-    CP_HEAD, CP_SQD_EV,
+    CP_HEAD, CP_SQD_EV, CP_CTX_EV, CP_MK_CTL, CP_MK_CQE, CP_MK_EV,
 };
-enum { OP_CFG = 0, OP_PKT, OP_WREC, OP_TMO };
+enum { OP_CFG = 0, OP_PKT, OP_WREC, OP_TMO, OP_ATTR, OP_CTXQ };
 enum { ACT_NONE = 0, ACT_RETRY, ACT_REWIND, ACT_RNR, ACT_FAIL };
 /* verdict of the response packet on the oldest outstanding WQE */
 enum { V_DONE = 0, V_RETIRE, V_RETRY, V_RNR, V_FATAL, V_RDATA, V_ATOMIC, V_PARTIAL };
@@ -75,6 +76,21 @@ HLS_INLINE void reset_retries(cmp_qpc_t *c) {
     c->rnr_left = c->rnr_retry & 7;
     c->cur_exp = c->backoff_first & 31;
     c->retrying = 0;
+}
+
+/* The row's copies of the QP attributes (NIC_CFG_QP, NIC_CFG_QP_ATTR; f: the latched cfg). */
+HLS_INLINE cmp_qpc_t copy_attrs(cmp_qpc_t c, const cmp_qpc_t *f) {
+    c.state = f->state;
+    c.qpn = f->qpn;
+    c.pmtu = f->pmtu;
+    c.timeout = f->timeout;
+    c.retry_cnt = f->retry_cnt;
+    c.rnr_retry = f->rnr_retry;
+    c.backoff = f->backoff;
+    c.backoff_first = f->backoff_first;
+    c.backoff_cap = f->backoff_cap;
+    c.send_cq = f->send_cq;
+    return c;
 }
 
 HLS_INLINE nic_cqe_req_t make_cqe(const cmp_qpc_t *c, const cmp_wrec_t *w, uint8_t status) {
@@ -173,12 +189,13 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
 HLS_INLINE void finish(completer_state *st) { st->phase = st->beats_left ? CP_DRAIN : CP_WB; }
 
 /* The oldest WQE left the ring; read the next one (its data is in rdata next cycle). */
-HLS_INLINE void pop_head(completer_state *st, uint16_t idx) {
+HLS_INLINE void pop_head(completer_state *st, const cmp_wrec_t *w) {
     st->c.head = (st->c.head + 1) & (NIC_OUTSTANDING - 1);
     st->c.count = st->c.count - 1;
     st->c.head_done = 0;
     st->c.rd_start = 0;
-    st->next_idx = idx + 1;
+    st->next_idx = w->wqe_index + 1;
+    st->next_psn = (w->last_psn + 1) & 0xFFFFFF; /* WQEs' PSNs are contiguous in SQ order */
     hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | st->c.head);
 }
 
@@ -213,6 +230,9 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
          * scan (scan_turn), so a busy block still looks at every timer; idle, it scans */
         bool rec_avail = st->rb_valid || in->wqe_rec.valid; /* the buffered one is older */
         bool scan_now = !(in->rx_pkt.valid || rec_avail) || st->scan_turn;
+        unsigned passive = 0;
+        for (unsigned f = 0; f < NIC_FNS; f++) passive |= (st->level[f] == NIC_SUSPEND_PASSIVE ? 1u : 0u) << f;
+        unsigned mk_due = passive & st->mk_rx & st->mk_req & ~(unsigned)st->mk_sent;
         if (in->cfg.valid) {
             const nic_cfg_t *g = &in->cfg.data;
             out->cfg_ready = 1;
@@ -228,7 +248,40 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             f.backoff_cap = g->attr.backoff_cap;
             f.send_cq = g->attr.send_cq;
             st->cf = f;
+            st->ctx_fn = g->fn;
+            st->ctx_wr = g->ctx_write;
+            st->ctx_word = g->ctx_word;
+            st->ctx_data = g->ctx_data;
+            hls_uint(NIC_FNS) bit = (hls_uint(NIC_FNS))(1u << (unsigned)g->fn);
             if (g->kind == NIC_CFG_QP) start_event(st, OP_CFG, g->qp);
+            if (g->kind == NIC_CFG_QP_ATTR) start_event(st, OP_ATTR, g->qp);
+            if (g->kind == NIC_CFG_CTX && g->ctx_sect == NIC_CTX_COMP_QP) start_event(st, OP_CTXQ, g->qp);
+            if (g->kind == NIC_CFG_CTX && g->ctx_sect == NIC_CTX_DIRTY) {
+                /* read and clear the function's 16 qpc rows' bits */
+                unsigned sh = NIC_QP_PER_FN * (unsigned)g->fn;
+                st->ctx_ans = (hls_u128)((st->dirty >> sh) & 0xFFFF);
+                st->dirty = st->dirty & ~((uint64_t)0xFFFF << sh);
+                st->ctx_wr = 0;
+                st->phase = CP_CTX_EV;
+            }
+            if (g->kind == NIC_CFG_SUSPEND) {
+                /* entering RUN starts a new epoch: every timer armed before it is re-armed
+                 * in full when its row is next looked at, so no deadline crosses the
+                 * suspension (docs/migration.md 3) */
+                if (g->level == NIC_SUSPEND_RUN && st->level[g->fn] != NIC_SUSPEND_RUN)
+                    st->epoch[g->fn] = st->epoch[g->fn] + 1;
+                if (g->level != NIC_SUSPEND_PASSIVE) {
+                    st->mk_rx = (hls_uint(NIC_FNS))(st->mk_rx & ~bit);
+                    st->mk_req = (hls_uint(NIC_FNS))(st->mk_req & ~bit);
+                    st->mk_sent = (hls_uint(NIC_FNS))(st->mk_sent & ~bit);
+                }
+                st->level[g->fn] = g->level;
+            }
+        } else if (mk_due != 0) {
+            /* PASSIVE, both input markers in: nothing of the function can arrive any more */
+            unsigned m = mk_due;
+            st->mk_fn = (nic_fn_t)(m & 1 ? 0 : m & 2 ? 1 : m & 4 ? 2 : 3);
+            st->phase = CP_MK_CTL;
         } else if (scan_now) {
             start_event(st, OP_TMO, st->scan);
             st->scan = st->scan + 1;
@@ -253,7 +306,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             st->rec = x;
             st->rec_flush = w.flush;
             st->rec_mark = w.sqd_mark;
-            start_event(st, OP_WREC, w.qp);
+            nic_fn_t wfn = (nic_fn_t)((unsigned)w.qp >> NIC_QP_SLOT_BITS);
+            if (w.sqd_mark == NIC_MIG_MARK) st->mk_req = st->mk_req | (hls_uint(NIC_FNS))(1u << (unsigned)wfn);
+            else start_event(st, OP_WREC, w.qp);
+        } else if (in->rx_pkt.valid && in->rx_pkt.data.mig_mark) {
+            out->rx_pkt_ready = 1;          /* rx_dispatch's marker: no packet, no beats */
+            st->mk_rx = st->mk_rx | (hls_uint(NIC_FNS))(1u << (unsigned)in->rx_pkt.data.fn);
         } else if (in->rx_pkt.valid) {
             const roce_hdr_t *r = &in->rx_pkt.data.hdr;
             out->rx_pkt_ready = 1;
@@ -273,12 +331,21 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     }
     case CP_CTX: {
         cmp_qpc_t c = st->qpc.hls_mem_rdata;
+        unsigned fn = (unsigned)st->qp >> NIC_QP_SLOT_BITS;
+        bool run = st->level[fn] == NIC_SUSPEND_RUN;
+        /* a timer armed before the function last entered RUN starts again in full: the
+         * time suspended never counts (DA3, docs/migration.md 3); suspended, it is frozen */
+        bool stale = run && c.epoch != st->epoch[fn];
+        if (stale) {
+            c.deadline = now + timeout_cycles(&c);
+            c.epoch = st->epoch[fn];
+        }
         st->c = c;
         hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) |
                                     (c.head & (NIC_OUTSTANDING - 1)));
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
-        bool expired = c.armed && live && c.count != 0 && now >= c.deadline;
-        st->phase = st->op == OP_TMO && !expired ? CP_IDLE : CP_DISPATCH;
+        bool expired = run && c.armed && live && c.count != 0 && now >= c.deadline;
+        st->phase = st->op == OP_TMO && !expired ? (stale ? CP_WB : CP_IDLE) : CP_DISPATCH;
         break;
     }
     case CP_DISPATCH: {
@@ -292,22 +359,25 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             if (f.state == NIC_QPS_RESET) {
                 c = (cmp_qpc_t){0};
             } else {
-                c.state = f.state;
-                c.qpn = f.qpn;
-                c.pmtu = f.pmtu;
-                c.timeout = f.timeout;
-                c.retry_cnt = f.retry_cnt;
-                c.rnr_retry = f.rnr_retry;
-                c.backoff = f.backoff;
-                c.backoff_first = f.backoff_first;
-                c.backoff_cap = f.backoff_cap;
-                c.send_cq = f.send_cq;
+                c = copy_attrs(c, &f);
                 reset_retries(&c);
             }
             st->c = c;
             st->phase = f.state == NIC_QPS_ERR ? CP_FLUSH : CP_WB;
             break;
         }
+        case OP_ATTR: {
+            /* a migrated QP's attributes (NIC_CFG_QP_ATTR): copies only, live state kept */
+            st->c = copy_attrs(c, &st->cf);
+            st->phase = CP_WB;
+            break;
+        }
+        case OP_CTXQ:
+            /* NIC_CTX_COMP_QP: one word; a write answers with the word written */
+            st->ctx_ans = st->ctx_wr ? st->ctx_data : comp_ctx_word(&c);
+            if (st->ctx_wr) st->c = comp_ctx_load(c, st->ctx_data);
+            st->phase = CP_CTX_EV;
+            break;
         case OP_WREC: {
             if (st->rec_mark) { /* SQD marker: every WQE of this QP is ahead of it (nic_if.h) */
                 c.sqd_wait = st->rec_mark == NIC_SQD_MARK_ENTER;
@@ -327,9 +397,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->phase = CP_WB;
                 if (c.count == 0) {
                     c.count = 1;
-                    c.head_done = 0;
-                    c.rd_start = 0;
-                    reset_retries(&c);
+                    if (!c.keep_head) { /* a loaded row keeps its head's retry state */
+                        c.head_done = 0;
+                        c.rd_start = 0;
+                        reset_retries(&c);
+                    }
+                    c.keep_head = 0;
                     if (st->rec.status == NIC_WC_SUCCESS) {
                         restart_timer(&c, now); /* the timer runs while anything is outstanding */
                     } else {
@@ -386,7 +459,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             if (in->cqe_ready) {
                 st->cqes = st->cqes + 1;
                 st->retired = 1;
-                pop_head(st, h.wqe_index);
+                pop_head(st, &h);
             }
         } else if (any && h.status != NIC_WC_SUCCESS) {
             st->act_status = h.status;
@@ -399,7 +472,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 if (h.signaled) st->cqes = st->cqes + 1;
                 st->progress = 1;
                 st->retired = 1;
-                pop_head(st, h.wqe_index);
+                pop_head(st, &h);
             }
         } else if (v == V_RDATA) {
             st->progress = 1;
@@ -462,7 +535,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             if (!h.signaled || in->cqe_ready) {
                 if (h.signaled) st->cqes = st->cqes + 1;
                 st->retired = 1;
-                pop_head(st, h.wqe_index);
+                pop_head(st, &h);
                 st->phase = CP_EVAL; /* the next WQE may be one that was not sent */
             }
         }
@@ -471,7 +544,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     case CP_RETIRED:
         /* tell the requester which slots are free before any REWIND / STOP */
         out->req_ctl.valid = st->retired;
-        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, st->qp, st->next_idx, 0);
+        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, st->qp, st->next_idx, st->next_psn);
         if (!st->retired || in->req_ctl_ready) st->phase = CP_ACT;
         break;
     case CP_ACT: {
@@ -556,7 +629,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         out->cqe.data = make_cqe(&st->c, &h, st->act_status);
         if (in->cqe_ready) {
             st->cqes = st->cqes + 1;
-            pop_head(st, h.wqe_index);
+            pop_head(st, &h);
             st->phase = CP_EV;
         }
         break;
@@ -586,7 +659,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             out->cqe.data = make_cqe(&st->c, &h, NIC_WC_WR_FLUSH_ERR);
             if (in->cqe_ready) {
                 st->cqes = st->cqes + 1;
-                pop_head(st, h.wqe_index);
+                pop_head(st, &h);
             }
         }
         break;
@@ -622,6 +695,34 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             st->phase = CP_WB;
         }
         break;
+    case CP_CTX_EV:
+        out->ev.valid = 1;
+        out->ev.data.kind = NIC_EV_CTX;
+        out->ev.data.fn = st->ctx_fn;
+        out->ev.data.data = st->ctx_ans;
+        if (in->ev_ready) st->phase = st->ctx_wr ? CP_WB : CP_IDLE;
+        break;
+    case CP_MK_CTL:
+        /* the function's markers, each behind the last item of the function on its output */
+        out->req_ctl.valid = 1;
+        out->req_ctl.data = make_ctl(NIC_REQ_MIG_MARK, (nic_qp_t)((unsigned)st->mk_fn << NIC_QP_SLOT_BITS), 0, 0);
+        if (in->req_ctl_ready) st->phase = CP_MK_CQE;
+        break;
+    case CP_MK_CQE:
+        out->cqe.valid = 1;
+        out->cqe.data.cq = (nic_cq_t)((unsigned)st->mk_fn << NIC_QP_SLOT_BITS);
+        out->cqe.data.mig_mark = 1;
+        if (in->cqe_ready) st->phase = CP_MK_EV;
+        break;
+    case CP_MK_EV:
+        out->ev.valid = 1;
+        out->ev.data.kind = NIC_EV_MIG_MARK;
+        out->ev.data.fn = st->mk_fn;
+        if (in->ev_ready) {
+            st->mk_sent = st->mk_sent | (hls_uint(NIC_FNS))(1u << (unsigned)st->mk_fn);
+            st->phase = CP_IDLE;
+        }
+        break;
     default: /* CP_WB */
         /* every event ends here, so a drain that has just finished is seen here: the SQD
          * marker with nothing outstanding, the last retirement behind it, or (the cfg and
@@ -631,6 +732,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             break;
         }
         hls_mem_write(&st->qpc, st->qp, st->c);
+        st->dirty = st->dirty | ((uint64_t)1 << (unsigned)st->qp);
         st->phase = CP_IDLE;
         break;
     }

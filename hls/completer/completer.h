@@ -67,7 +67,10 @@ typedef struct {
                               not start another until progress (rxe comp.started_retry);
                               timeouts may */
     uint8_t sqd_wait;      /* the SQD marker came: raise NIC_EV_SQ_DRAINED once count is 0 */
-    uint16_t rsvd16;       /* reserved, 0 */
+    uint8_t epoch;         /* the function's RUN epoch when the timer was last (re)armed: an
+                              older one is re-armed with its full timeout (migration) */
+    uint8_t keep_head;     /* loaded by a context write: the first record into the empty ring
+                              keeps head_done, rd_start and the retry state (ring rebuild) */
     uint32_t rd_start;     /* head_done when the head READ's request was last (re)sent: its
                               first response is READ_RESPONSE_FIRST/ONLY there */
 } cmp_qpc_t;
@@ -98,7 +101,7 @@ typedef struct {
     HLS_MEM(cmp_wrec_t, NIC_QPS * NIC_OUTSTANDING) ring; /* row qp * NIC_OUTSTANDING + slot */
     uint64_t now;           /* free-running cycle counter: the time base (4 ns) */
     hls_uint(5) phase;      /* FSM state (CP_*) */
-    hls_uint(2) op;         /* event being handled (OP_*) */
+    hls_uint(3) op;         /* event being handled (OP_*) */
     hls_uint(3) act;        /* what the handled event asks for after retiring (ACT_*) */
     uint8_t act_status;     /* NIC_WC_* status of ACT_FAIL */
     nic_qp_t qp;            /* row of the event being handled */
@@ -123,6 +126,20 @@ typedef struct {
     bool partial;           /* an ACK inside the oldest SEND/WRITE: restarts the ACK timer only */
     bool retired;           /* ... and retired at least one WQE */
     uint16_t next_idx;      /* SQ index after the last retired WQE */
+    uint32_t next_psn;      /* first PSN of the WQE after the last retired one (RETIRED) */
+    /* migration (docs/completer.md "Migration") */
+    hls_uint(2) level[NIC_FNS];   /* NIC_SUSPEND_* per function */
+    uint8_t epoch[NIC_FNS];       /* counts entries into RUN: timers armed before are re-armed */
+    hls_uint(NIC_FNS) mk_rx;      /* rx_dispatch's marker of the function came on rx_pkt */
+    hls_uint(NIC_FNS) mk_req;     /* the requester's marker came on wqe_rec */
+    hls_uint(NIC_FNS) mk_sent;    /* our markers are out: nothing of the function changes */
+    nic_fn_t mk_fn;               /* the function whose markers are being sent */
+    uint64_t dirty;               /* qpc rows written since their NIC_CTX_DIRTY read */
+    hls_u128 ctx_ans;             /* the NIC_EV_CTX word being answered */
+    nic_fn_t ctx_fn;
+    bool ctx_wr;
+    uint8_t ctx_word;
+    hls_u128 ctx_data;
     uint32_t acks, naks, timeouts, retries, cqes, dropped;
 } completer_state;
 

@@ -5,6 +5,7 @@
  *                               the completion events of armed CQs, CQ_COMP), migration
  *                               markers and context answers
  *      ev_rxd, ev_tx            rx_dispatch's context answers, roce_tx's transmit markers
+ *      ev_req                   the requester's context answers (NIC_CTX_REQ_QP)
  * out: cmd_resp                 one nic_cmd_resp_t per command
  *      cfg_req, cfg_resp, cfg_comp, cfg_cqw, cfg_rxd   configuration fan-out (nic_cfg_t)
  *      async                    events for the host
@@ -42,6 +43,7 @@ typedef struct {
     HLS_STREAM(nic_event_t) ev_cqw;
     HLS_STREAM(nic_event_t) ev_rxd;
     HLS_STREAM(nic_event_t) ev_tx;
+    HLS_STREAM(nic_event_t) ev_req;
     bool async_ready;
 } ctrl_in;
 
@@ -53,7 +55,7 @@ typedef struct {
     HLS_STREAM(nic_cfg_t) cfg_comp;
     HLS_STREAM(nic_cfg_t) cfg_cqw;
     HLS_STREAM(nic_cfg_t) cfg_rxd;
-    bool ev_comp_ready, ev_resp_ready, ev_cqw_ready, ev_rxd_ready, ev_tx_ready;
+    bool ev_comp_ready, ev_resp_ready, ev_cqw_ready, ev_rxd_ready, ev_tx_ready, ev_req_ready;
     HLS_STREAM(nic_event_t) async;
 } ctrl_out;
 
@@ -62,7 +64,7 @@ enum { TO_REQ = 1, TO_RESP = 2, TO_COMP = 4, TO_CQW = 8, TO_RXD = 16 };
 #define TO_QP_BLOCKS (TO_REQ | TO_RESP | TO_COMP)
 #define TO_ALL (TO_QP_BLOCKS | TO_CQW | TO_RXD)
 /* Event sources, in round-robin order. */
-enum { SRC_COMP = 0, SRC_RESP, SRC_CQW, SRC_RXD, SRC_TX, N_SRC };
+enum { SRC_COMP = 0, SRC_RESP, SRC_CQW, SRC_RXD, SRC_TX, SRC_REQ, N_SRC };
 /* Migration markers a pending SUSPEND_FN waits for (docs/migration.md section 2). */
 enum { MK_TX_REQ = 1, MK_TX_RESP = 2, MK_COMP = 4, MK_RESP = 8, MK_CQW = 16 };
 #define MK_TX (MK_TX_REQ | MK_TX_RESP)
@@ -180,13 +182,13 @@ HLS_INLINE void exec_suspend(ctrl_state *st, cmd_verdict *v) {
     }
 }
 
-/* The section's words per row, 0 for a section this NIC cannot serve: NIC_CTX_REQ_QP needs
- * the requester's event stream, which the composition does not have yet (docs/ctrl.md). */
+/* The section's words per row, 0 for a section this NIC does not have. */
 HLS_INLINE unsigned ctx_words(unsigned sect) {
     switch (sect) {
     case NIC_CTX_CTRL_QP: return NIC_CTX_QP_WORDS;
     case NIC_CTX_CTRL_CQ: return NIC_CTX_CQ_WORDS;
     case NIC_CTX_CTRL_MR: return NIC_CTX_MR_WORDS;
+    case NIC_CTX_REQ_QP: return NIC_CTX_REQ_QP_WORDS;
     case NIC_CTX_COMP_QP: return NIC_CTX_COMP_QP_WORDS;
     case NIC_CTX_RESP_QP: return NIC_CTX_RESP_QP_WORDS;
     case NIC_CTX_RESP_ATOM: return NIC_CTX_RESP_ATOM_WORDS;
@@ -274,6 +276,16 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
     } else if (sect == NIC_CTX_DIRTY && c->num == NIC_CTX_CTRL_MR) {
         ans = st->mr_dirty[c->fn];
         st->mr_dirty[c->fn] = 0;
+    } else if (sect == NIC_CTX_FN && wr) {
+        /* the function's addresses are one fact with three copies: rx_dispatch's row (what it
+         * accepts) and the requester's and responder's (the source MAC / IP of every frame
+         * they build). A load sends them as SET_FN does, to all three, and answers the word
+         * written: writing rx_dispatch's row alone left a destination sending from 0.0.0.0 */
+        v->cfg.kind = NIC_CFG_FN;
+        v->cfg.mac = (uint64_t)(d >> NIC_CTX_FN_MAC) & 0xFFFFFFFFFFFFull;
+        v->cfg.ip = (uint32_t)(d >> NIC_CTX_FN_IP);
+        v->cfg.valid = ((uint32_t)(d >> NIC_CTX_FN_VALID) & 1) != 0;
+        v->need = TO_REQ | TO_RESP | TO_RXD;
     } else {
         /* another block's row: DIRTY goes to the owner of section num (in cfg.key) */
         unsigned owner = sect == NIC_CTX_DIRTY ? c->num : sect;
@@ -287,9 +299,9 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
         v->cfg.ctx_data = d;
         v->cfg.key = sect == NIC_CTX_DIRTY ? c->num : 0;
         v->need = owner == NIC_CTX_COMP_QP ? TO_COMP : owner == NIC_CTX_CQW_CQ ? TO_CQW
-                : owner == NIC_CTX_FN ? TO_RXD : TO_RESP;
+                : owner == NIC_CTX_FN ? TO_RXD : owner == NIC_CTX_REQ_QP ? TO_REQ : TO_RESP;
         v->ctx_src = owner == NIC_CTX_COMP_QP ? SRC_COMP : owner == NIC_CTX_CQW_CQ ? SRC_CQW
-                   : owner == NIC_CTX_FN ? SRC_RXD : SRC_RESP;
+                   : owner == NIC_CTX_FN ? SRC_RXD : owner == NIC_CTX_REQ_QP ? SRC_REQ : SRC_RESP;
         v->wait_ctx = true;
         ans = 0;
     }
@@ -564,7 +576,8 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
         /* events first, round-robin among the sources from the one after the last served;
          * the data is chosen by explicit branches: a ?: over the inputs' addresses made
          * rtl-gen emit a wire named "1806_3149", which is not a Verilog identifier */
-        bool v[N_SRC] = {in->ev_comp.valid, in->ev_resp.valid, in->ev_cqw.valid, in->ev_rxd.valid, in->ev_tx.valid};
+        bool v[N_SRC] = {in->ev_comp.valid, in->ev_resp.valid, in->ev_cqw.valid, in->ev_rxd.valid, in->ev_tx.valid,
+                          in->ev_req.valid};
         unsigned pick = N_SRC;
         for (unsigned k = N_SRC; k-- > 0;) {
             unsigned s = (unsigned)st->ev_rr + k;
@@ -577,11 +590,13 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
             if (pick == SRC_RESP) e = in->ev_resp.data;
             if (pick == SRC_CQW) e = in->ev_cqw.data;
             if (pick == SRC_RXD) e = in->ev_rxd.data;
+            if (pick == SRC_REQ) e = in->ev_req.data;
             out->ev_comp_ready = pick == SRC_COMP;
             out->ev_resp_ready = pick == SRC_RESP;
             out->ev_cqw_ready = pick == SRC_CQW;
             out->ev_rxd_ready = pick == SRC_RXD;
             out->ev_tx_ready = pick == SRC_TX;
+            out->ev_req_ready = pick == SRC_REQ;
             st->ev_rr = (hls_uint(3))(pick == N_SRC - 1 ? 0 : pick + 1);
             st->ev = e;
             st->ev_src = (hls_uint(3))pick;

@@ -107,12 +107,46 @@ enum {
  * (QP and CQ sections: bits 0..15, MR: bits 0..63). Read and clear in one command. */
 enum { NIC_CTX_DIRTY_WORDS = 1 };
 
-/* Words per row of the sections the requester, completer and responder own. Their owners'
- * docs give the layouts; these counts are what ctrl checks NIC_CMD_F_WORD against and must
- * follow those layouts. NIC_CTX_RESP_ATOM: word = replay slot. */
+/* NIC_CTX_REQ_QP (requester): the send position of the QP, its own live facts only (the
+ * attributes are ctrl's, NIC_CTX_CTRL_QP). SQ indices are absolute 16-bit, as the doorbell's.
+ * The outstanding WQEs are not saved: a load with una != sq_hi makes the requester re-read
+ * WQEs una .. sq_hi - 1 from the send queue and rebuild the completer's ring from una_psn
+ * (docs/requester.md "Migration"). */
 enum {
     NIC_CTX_REQ_QP_WORDS = 2,
+    NIC_CTX_REQ_SQ_TAIL = 0,         /* 16: producer index of the last doorbell */
+    NIC_CTX_REQ_SQ_HEAD = 16,        /* 16: WQE being sent, or the next to start */
+    NIC_CTX_REQ_SQ_HI = 32,          /* 16: every WQE before it has its wqe_rec */
+    NIC_CTX_REQ_UNA = 48,            /* 16: oldest unretired WQE */
+    NIC_CTX_REQ_NEXT_PSN = 64,       /* 24: PSN of the next request packet */
+    NIC_CTX_REQ_UNA_PSN = 88,        /* 24: first PSN of WQE una */
+    NIC_CTX_REQ_FLUSHING = 112,      /* 1 */
+    NIC_CTX_REQ_OWN_FLUSH = 113,     /* 1 */
+    NIC_CTX_REQ_QUIESCED = 114,      /* 1 */
+    NIC_CTX_REQ_OFFSET = 128,        /* 32: bytes of WQE sq_head already sent (psn_off * MTU) */
+    NIC_CTX_REQ_RD_MASK = 160,       /* 16: bit i % 16: WQE i in [una, sq_hi) is READ/atomic */
+    NIC_CTX_REQ_BITS = 176,
+};
+
+/* NIC_CTX_COMP_QP (completer): the retry state of the QP's oldest outstanding WQE. The ring
+ * of outstanding WQEs is not saved (the requester rebuilds it from the send queue); a write
+ * empties it and the first record that arrives keeps these facts. */
+enum {
     NIC_CTX_COMP_QP_WORDS = 1,
+    NIC_CTX_COMP_HEAD_DONE = 0,      /* 32: PSNs of the oldest WQE that need no resend */
+    NIC_CTX_COMP_RD_START = 32,      /* 32: head_done when its READ request was last sent */
+    NIC_CTX_COMP_RETRIES_LEFT = 64,  /* 8 */
+    NIC_CTX_COMP_RNR_LEFT = 72,      /* 8 */
+    NIC_CTX_COMP_CUR_EXP = 80,       /* 8: backoff exponent of the running timeout */
+    NIC_CTX_COMP_ARMED = 88,         /* 8: the timer was armed (re-armed in full at RUN) */
+    NIC_CTX_COMP_RETRYING = 96,      /* 8: a resend is under way */
+    NIC_CTX_COMP_BITS = 104,
+};
+
+/* Words per row of the sections the responder owns. Their owners' docs give
+ * the layouts; these counts are what ctrl checks NIC_CMD_F_WORD against and must follow
+ * those layouts. NIC_CTX_RESP_ATOM: word = replay slot. */
+enum {
     NIC_CTX_RESP_QP_WORDS = 2,
     NIC_CTX_RESP_ATOM_WORDS = 4,
 };

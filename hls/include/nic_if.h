@@ -7,7 +7,7 @@
  * Block graph (every arrow is a FIFO of the .net composition, except those marked "top"):
  *
  *   top cmd ──> ctrl ──cfg──> requester, responder, completer, cq_writer, rx_dispatch
- *               ctrl <──event── completer, responder, cq_writer, rx_dispatch, roce_tx
+ *               ctrl <──event── completer, responder, cq_writer, rx_dispatch, roce_tx, requester
  *               ctrl ──> top cmd_resp, async
  *   top sq_db ──> requester ──wqe_rec──> completer ──req_ctl──> requester
  *   top rq_db ──> responder            top cq_db ──> cq_writer

@@ -1,15 +1,19 @@
 /* requester — RC send-queue engine: SQ doorbells in, RoCEv2 request packets out
  * (docs/requester.md).
  *
- * in:  cfg      nic_cfg_t       QP rows, MR rows (lkey checks), function MAC/IP, quiesce (ctrl)
+ * in:  cfg      nic_cfg_t       QP rows, MR rows (lkey checks), function MAC/IP, quiesce (ctrl);
+ *                               migration: suspend levels, context words, attribute loads
  *      sq_db    nic_db_t        SQ producer index (absolute; the last one wins)
  *      req_ctl  nic_req_ctl_t   RETIRED / REWIND / STOP (from the completer)
  *      dma_resp nic_dma_resp_t  WQE and payload read data
  * out: dma_req  nic_dma_req_t   reads only: one WQE (64 bytes) or one packet's payload
  *      tx_desc  roce_hdr_t      one per packet, held until taken (roce_tx's desc format)
  *      tx_pay   nic_beat_t      the packet's payload, ceil(len/64) beats, `last` on the final
- *      wqe_rec  nic_wqe_rec_t  one per WQE, before its first packet (or flushed); an SQD
- *                              marker when the QP enters or leaves SQD
+ *      wqe_rec  nic_wqe_rec_t  one per WQE, before its first packet (or flushed), and again
+ *                              for the outstanding ones after a migration load (ring
+ *                              rebuild); an SQD marker when the QP enters or leaves SQD
+ *      ev       nic_event_t     NIC_EV_CTX: the answer to a context read or write (ctrl);
+ *                              NIC_EV_QP_ERR: a loaded position the WQEs disagree with
  *      packets_sent, wqes_started    counters
  *
  * One FSM serialises everything, so each context row is read in one cycle and written
@@ -23,6 +27,7 @@
 #include "nic_if.h"
 #include "nic_types.h"
 #include "requester_ctx.h"
+#include "requester_mig.h"
 
 typedef struct {
     HLS_STREAM(nic_cfg_t) cfg;
@@ -33,6 +38,7 @@ typedef struct {
     bool tx_desc_ready;
     bool tx_pay_ready;
     bool wqe_rec_ready;
+    bool ev_ready;
 } requester_in;
 
 typedef struct {
@@ -44,6 +50,7 @@ typedef struct {
     HLS_STREAM(roce_hdr_t) tx_desc;
     HLS_STREAM(nic_beat_t) tx_pay;
     HLS_STREAM(nic_wqe_rec_t) wqe_rec;
+    HLS_STREAM(nic_event_t) ev;
     uint32_t packets_sent;
     uint32_t wqes_started;
 } requester_out;
@@ -63,6 +70,9 @@ enum {
     RQ_PKT_REQ,   /* payload DMA read request (descriptor offered meanwhile) */
     RQ_PKT,       /* payload beats dma_resp -> tx_pay, until desc and last beat moved */
     RQ_WB,        /* write the row back, update has_work */
+    RQ_EV_OUT,    /* the context answer held on ev until taken */
+    RQ_MARK,      /* a function's migration marker held on tx_desc until taken */
+    RQ_REBUILD,   /* a loaded QP: the record of fetched WQE rb_idx, or the QP is broken */
 };
 
 enum { RQ_TAG_WQE = 0x000, RQ_TAG_PAY = 0x100 }; /* dma tag = kind | qp row */
@@ -86,7 +96,7 @@ typedef struct {
     HLS_MEM(uint32_t, NIC_QPS) qp_pd;      /* protection domain per QP row (NIC_CFG_QP) */
     HLS_MEM(req_mr_t, NIC_MRS) mr;         /* memory regions, for lkey checks */
     HLS_MEM(hls_u512, NIC_QPS) wqe_cache;  /* WQE sq_head of each row, valid if wqe_valid */
-    hls_uint(4) fsm;
+    hls_uint(5) fsm;
     nic_qp_t q;                            /* row being worked on */
     nic_qp_t rr;                           /* round-robin: the row considered first */
     uint64_t row_valid;                    /* rows configured since reset (memories are not reset) */
@@ -95,7 +105,7 @@ typedef struct {
     hls_u512 wqe;                          /* WQE sq_head */
     uint32_t pd;                           /* PD of row q */
     nic_wqe_rec_t rec;
-    hls_uint(4) after_rec;                 /* RQ_BUILD or RQ_WB */
+    hls_uint(5) after_rec;                 /* RQ_BUILD, RQ_WB or RQ_IDLE */
     roce_hdr_t desc;
     bool desc_sent;
     uint64_t pay_addr;
@@ -107,6 +117,14 @@ typedef struct {
     uint32_t fn_ip[NIC_FNS];
     uint32_t packets_sent;
     uint32_t wqes_started;
+    /* migration (docs/requester.md "Migration") */
+    uint64_t stopped;                      /* rows of functions not at RUN: never scheduled */
+    hls_uint(NIC_FNS) tx_mark;             /* functions owed a transmit marker */
+    hls_uint(NIC_FNS) comp_wait;           /* PASSIVE: waiting for the completer's marker */
+    nic_fn_t mark_fn;                      /* the marker on tx_desc in RQ_MARK */
+    uint64_t dirty;                        /* rows written since their last NIC_CTX_DIRTY read */
+    nic_event_t ev;                        /* the context answer in RQ_EV_OUT */
+    bool rec_rebuilt;                      /* the record in RQ_REC is a rebuilt one (not a start) */
 } requester_state;
 
 /* ---- WQE fields (nic_sq_wqe_t, little-endian, byte offsets) ---- */
@@ -169,6 +187,7 @@ HLS_INLINE bool lkey_ok(hls_u512 w, const req_mr_t *m, uint32_t pd) {
  * only within NIC_OUTSTANDING unretired ones) or SQD (only WQEs already started: IB 10.3.1
  * SQ drain finishes started WQEs and starts none), and not quiesced. */
 HLS_INLINE bool ctx_has_work(const req_ctx_t *c) {
+    if (c->rebuild) return true;             /* records owed to the completer, no packet */
     if (c->sq_head == c->sq_tail) return false;
     bool room = (uint16_t)(c->sq_hi - c->una) < NIC_OUTSTANDING;
     /* a flush record the completer queues behind outstanding WQEs takes a ring slot */
@@ -217,6 +236,32 @@ HLS_INLINE uint64_t bit_set(uint64_t b, nic_qp_t q, bool v) {
     return v ? (b | m) : (b & ~m);
 }
 
+/* The 16 rows of function fn in a 64-row bitmap. */
+HLS_INLINE uint64_t fn_rows(nic_fn_t fn) { return (uint64_t)0xFFFF << (NIC_QP_PER_FN * (unsigned)fn); }
+
+HLS_INLINE nic_event_t ctx_answer(nic_fn_t fn, hls_u128 d) {
+    nic_event_t e = {0};
+    e.kind = NIC_EV_CTX;
+    e.fn = fn;
+    e.data = d;
+    return e;
+}
+
+/* The migration marker of function fn: on wqe_rec (to the completer) and on tx_desc (through
+ * tx_arb to roce_tx, which turns it into NIC_EV_MIG_MARK for ctrl); no packet, no beats. */
+HLS_INLINE nic_wqe_rec_t mig_rec(nic_fn_t fn) {
+    nic_wqe_rec_t r = {0};
+    r.qp = (nic_qp_t)((unsigned)fn << NIC_QP_SLOT_BITS);
+    r.sqd_mark = NIC_MIG_MARK;
+    return r;
+}
+HLS_INLINE roce_hdr_t mig_desc(nic_fn_t fn) {
+    roce_hdr_t d = {0};
+    d.mig_mark = NIC_MARK_SRC_REQ;
+    d.mig_fn = (uint8_t)fn;
+    return d;
+}
+
 /* The first set bit at or after `from`, circularly (only called with b != 0). */
 HLS_INLINE nic_qp_t rr_pick(uint64_t b, nic_qp_t from) {
     unsigned f = (unsigned)from;
@@ -234,16 +279,12 @@ HLS_INLINE req_ctx_t row_now(const requester_state *st) {
 HLS_INLINE void row_write(requester_state *st, const req_ctx_t *c) {
     hls_mem_write(&st->ctx, st->q, ctx_pack(c));
     st->row_valid = bit_set(st->row_valid, st->q, true);
+    st->dirty = bit_set(st->dirty, st->q, true);
     st->has_work = bit_set(st->has_work, st->q, ctx_has_work(c));
 }
 
-/* NIC_CFG_QP: new attributes, dynamic state kept except where the transition says. */
-HLS_INLINE req_ctx_t apply_qp_cfg(req_ctx_t c, const nic_cfg_t *g) {
-    const nic_qp_attr_t *a = &g->attr;
-    if (a->state == NIC_QPS_RESET) {
-        req_ctx_t zero = {0};
-        c = zero;                                   /* ->RESET clears the send state */
-    }
+/* The requester's copies of the QP attributes (NIC_CFG_QP, NIC_CFG_QP_ATTR). */
+HLS_INLINE req_ctx_t copy_attrs(req_ctx_t c, const nic_qp_attr_t *a) {
     c.state = a->state;
     c.pmtu = a->pmtu;
     c.qpn = a->qpn;
@@ -255,7 +296,21 @@ HLS_INLINE req_ctx_t apply_qp_cfg(req_ctx_t c, const nic_cfg_t *g) {
     c.sq_log = a->sq_log;
     c.max_rd = (hls_uint(5))(a->max_rd_atomic > NIC_MAX_RD_ATOMIC ? NIC_MAX_RD_ATOMIC : a->max_rd_atomic);
     c.rd_wait = false;                          /* looked at again with the new depth */
-    if (g->prev_state == NIC_QPS_RTR && a->state == NIC_QPS_RTS) c.next_psn = a->sq_psn;
+    return c;
+}
+
+/* NIC_CFG_QP: new attributes, dynamic state kept except where the transition says. */
+HLS_INLINE req_ctx_t apply_qp_cfg(req_ctx_t c, const nic_cfg_t *g) {
+    const nic_qp_attr_t *a = &g->attr;
+    if (a->state == NIC_QPS_RESET) {
+        req_ctx_t zero = {0};
+        c = zero;                                   /* ->RESET clears the send state */
+    }
+    c = copy_attrs(c, a);
+    if (g->prev_state == NIC_QPS_RTR && a->state == NIC_QPS_RTS) {
+        c.next_psn = a->sq_psn;
+        c.una_psn = a->sq_psn;
+    }
     if (a->state == NIC_QPS_ERR || a->state == NIC_QPS_SQE) ctx_flush(&c);
     /* SQE -> RTS (IB 10.3.1): the errored WQEs were flushed, the SQ runs again */
     if (g->prev_state == NIC_QPS_SQE && a->state == NIC_QPS_RTS) c.flushing = false;
@@ -268,6 +323,7 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
     if (k->kind == NIC_REQ_RETIRED && in_window) {
         c.rd_mask = rd_retire(c.rd_mask, c.una, k->wqe_index);
         c.una = k->wqe_index;
+        c.una_psn = k->psn;                     /* the completer names WQE una's first PSN */
     }
     c.rd_wait = false;                          /* a waiting READ/atomic looks again */
     /* REWIND resumes psn_off packets into the message (IB 9.7.5.2; nic_if.h): the payload
@@ -381,30 +437,68 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
     unsigned lg = mtu_log(st->cur.pmtu);
 
     switch ((unsigned)st->fsm) {
-    case RQ_IDLE:
+    case RQ_IDLE: {
+        /* rows of suspended functions are not scheduled: they start nothing, and between
+         * packets no DMA read of theirs is outstanding (docs/requester.md "Migration") */
+        uint64_t runnable = st->has_work & ~st->stopped;
         if (in->cfg.valid) {
-            uint8_t kind = in->cfg.data.kind;
-            if (kind == NIC_CFG_QP || kind == NIC_CFG_QUIESCE) {
-                st->q = in->cfg.data.qp;
-                hls_mem_read(&st->ctx, in->cfg.data.qp);
+            const nic_cfg_t *g = &in->cfg.data;
+            uint8_t kind = g->kind;
+            bool dirty_read = kind == NIC_CFG_CTX && g->ctx_sect == NIC_CTX_DIRTY;
+            if (kind == NIC_CFG_QP || kind == NIC_CFG_QUIESCE || kind == NIC_CFG_QP_ATTR ||
+                (kind == NIC_CFG_CTX && !dirty_read)) {
+                st->q = g->qp;
+                hls_mem_read(&st->ctx, g->qp);
                 st->fsm = RQ_EV_CFG;          /* cfg stays valid and stable until taken */
             } else {
-                out->cfg_ready = true;        /* CQ rows are not the requester's */
+                out->cfg_ready = true;        /* CQ rows and throttles are not the requester's */
                 if (kind == NIC_CFG_MR) {
                     req_mr_t m = {0};
-                    m.base = in->cfg.data.base;
-                    m.len = in->cfg.data.len;
-                    m.key = in->cfg.data.key;
-                    m.pd = in->cfg.data.pd;
-                    m.access = in->cfg.data.access;
-                    m.valid = in->cfg.data.valid;
-                    hls_mem_write(&st->mr, in->cfg.data.mr, m);
+                    m.base = g->base;
+                    m.len = g->len;
+                    m.key = g->key;
+                    m.pd = g->pd;
+                    m.access = g->access;
+                    m.valid = g->valid;
+                    hls_mem_write(&st->mr, g->mr, m);
                 }
                 if (kind == NIC_CFG_FN) {
-                    st->fn_mac[in->cfg.data.fn] = in->cfg.data.mac & rp_mask(48);
-                    st->fn_ip[in->cfg.data.fn] = in->cfg.data.ip;
+                    st->fn_mac[g->fn] = g->mac & rp_mask(48);
+                    st->fn_ip[g->fn] = g->ip;
+                }
+                if (dirty_read) {             /* read and clear the function's 16 bits */
+                    st->ev = ctx_answer(g->fn, (hls_u128)((st->dirty & fn_rows(g->fn)) >> (NIC_QP_PER_FN * (unsigned)g->fn)));
+                    st->dirty = st->dirty & ~fn_rows(g->fn);
+                    st->fsm = RQ_EV_OUT;
+                }
+                if (kind == NIC_CFG_SUSPEND) {
+                    hls_uint(NIC_FNS) bit = (hls_uint(NIC_FNS))(1u << (unsigned)g->fn);
+                    bool run = g->level == NIC_SUSPEND_RUN;
+                    bool was_run = (st->stopped & fn_rows(g->fn)) == 0;
+                    st->stopped = run ? (st->stopped & ~fn_rows(g->fn)) : (st->stopped | fn_rows(g->fn));
+                    /* ACTIVE: the marker follows the last packet, which has left (we are
+                     * between packets); PASSIVE: the completer hears first, at once, since
+                     * nothing of fn can follow; the transmit marker waits for its answer */
+                    if (g->level == NIC_SUSPEND_ACTIVE && was_run)
+                        st->tx_mark = st->tx_mark | bit;
+                    st->comp_wait = (hls_uint(NIC_FNS))(st->comp_wait & ~bit);
+                    if (run) st->tx_mark = (hls_uint(NIC_FNS))(st->tx_mark & ~bit);
+                    if (g->level == NIC_SUSPEND_PASSIVE) {
+                        st->comp_wait = st->comp_wait | bit;
+                        st->rec = mig_rec(g->fn);
+                        st->after_rec = RQ_IDLE;
+                        st->fsm = RQ_REC;
+                    }
                 }
             }
+        } else if (in->req_ctl.valid && in->req_ctl.data.kind == NIC_REQ_MIG_MARK) {
+            /* the completer's marker: nothing more of fn comes on req_ctl; now the transmit
+             * marker tells ctrl that the requester is done with fn */
+            nic_fn_t fn = (nic_fn_t)((unsigned)in->req_ctl.data.qp >> NIC_QP_SLOT_BITS);
+            hls_uint(NIC_FNS) bit = (hls_uint(NIC_FNS))(1u << (unsigned)fn);
+            out->req_ctl_ready = true;
+            if (st->comp_wait & bit) st->tx_mark = st->tx_mark | bit;
+            st->comp_wait = (hls_uint(NIC_FNS))(st->comp_wait & ~bit);
         } else if (in->req_ctl.valid) {
             st->q = in->req_ctl.data.qp;
             hls_mem_read(&st->ctx, in->req_ctl.data.qp);
@@ -415,8 +509,12 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->q = q;
             hls_mem_read(&st->ctx, q);
             st->fsm = RQ_EV_DB;
-        } else if (st->has_work != 0) {
-            nic_qp_t q = rr_pick(st->has_work, st->rr);
+        } else if (st->tx_mark != 0) {
+            unsigned m = (unsigned)st->tx_mark;
+            st->mark_fn = (nic_fn_t)(m & 1 ? 0 : m & 2 ? 1 : m & 4 ? 2 : 3);
+            st->fsm = RQ_MARK;
+        } else if (runnable != 0) {
+            nic_qp_t q = rr_pick(runnable, st->rr);
             st->q = q;
             hls_mem_read(&st->ctx, q);
             hls_mem_read(&st->wqe_cache, q);
@@ -424,6 +522,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->fsm = RQ_LOAD;
         }
         break;
+    }
 
     case RQ_EV_CFG: {
         out->cfg_ready = true;
@@ -439,6 +538,24 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
                 st->fsm = RQ_REC;
                 break;
             }
+        } else if (in->cfg.data.kind == NIC_CFG_QP_ATTR) {
+            /* a migrated QP's attributes: copies only, no transition, live state kept */
+            c = copy_attrs(c, &in->cfg.data.attr);
+            row_write(st, &c);
+            hls_mem_write(&st->qp_pd, st->q, in->cfg.data.attr.pd);
+        } else if (in->cfg.data.kind == NIC_CFG_CTX) {
+            /* NIC_CTX_REQ_QP: one word of the send position; a write answers with the word */
+            unsigned w = in->cfg.data.ctx_word;
+            hls_u128 d = in->cfg.data.ctx_data;
+            if (in->cfg.data.ctx_write) {
+                c = req_ctx_load(c, w, d);
+                row_write(st, &c);
+            } else {
+                d = req_ctx_word(&c, w);
+            }
+            st->ev = ctx_answer(in->cfg.data.fn, d);
+            st->fsm = RQ_EV_OUT;
+            break;
         } else if ((st->row_valid >> (unsigned)st->q) & 1) {
             c.quiesced = in->cfg.data.quiesce;      /* acts at the next packet boundary */
             row_write(st, &c);
@@ -479,13 +596,14 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->has_work = bit_set(st->has_work, st->q, false);
             st->fsm = RQ_IDLE;
         } else {
-            st->fsm = !c.wqe_valid ? RQ_WQE_REQ : wqe_new(&c) ? RQ_MR : RQ_DECIDE;
+            st->fsm = c.rebuild || !c.wqe_valid ? RQ_WQE_REQ : wqe_new(&c) ? RQ_MR : RQ_DECIDE;
         }
         break;
     }
 
     case RQ_WQE_REQ: {
-        uint32_t slot = (uint32_t)st->cur.sq_head & (uint32_t)rp_mask((unsigned)st->cur.sq_log);
+        uint16_t index = st->cur.rebuild ? st->cur.rb_idx : st->cur.sq_head;
+        uint32_t slot = (uint32_t)index & (uint32_t)rp_mask((unsigned)st->cur.sq_log);
         out->dma_req.valid = true;
         out->dma_req.data.tag = (uint16_t)(RQ_TAG_WQE | (unsigned)st->q);
         out->dma_req.data.addr = st->cur.sq_base + 64 * (uint64_t)slot;
@@ -500,6 +618,10 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             /* a failed read leaves an invalid opcode: the WQE completes with LOC_QP_OP_ERR */
             hls_u512 w = in->dma_resp.data.err ? ~(hls_u512)0 : in->dma_resp.data.data;
             st->wqe = w;
+            if (st->cur.rebuild) {               /* WQE rb_idx: not the cache's WQE sq_head */
+                st->fsm = RQ_REBUILD;
+                break;
+            }
             hls_mem_write(&st->wqe_cache, st->q, w);
             st->cur.wqe_valid = true;
             st->fsm = wqe_new(&st->cur) ? RQ_MR : RQ_DECIDE;
@@ -569,8 +691,9 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         out->wqe_rec.valid = true;
         out->wqe_rec.data = st->rec;
         if (in->wqe_rec_ready) {
-            if (!st->rec.flush && st->rec.status == NIC_WC_SUCCESS && !st->rec.sqd_mark)
+            if (!st->rec.flush && st->rec.status == NIC_WC_SUCCESS && !st->rec.sqd_mark && !st->rec_rebuilt)
                 st->wqes_started = st->wqes_started + 1;
+            st->rec_rebuilt = false;
             st->fsm = st->after_rec;
         }
         break;
@@ -639,10 +762,81 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         break;
     }
 
+    case RQ_REBUILD: {
+        /* One WQE of a loaded QP's outstanding window [una, sq_hi): its record as the source
+         * sent it, PSNs recomputed from rb_psn (one shift for the packet count). The saved
+         * position must agree: at WQE sq_head, next_psn = first + offset / MTU with offset a
+         * whole number of MTUs inside the message; with sq_head = sq_hi, next_psn is where the
+         * last outstanding WQE ends and offset is 0. A flushing QP's records are flush records
+         * (PSNs meaningless, nothing checked). */
+        req_ctx_t c = st->cur;
+        uint8_t op = WQE_OPCODE(st->wqe);
+        uint32_t n = wqe_psns(op, WQE_LENGTH(st->wqe), lg);
+        hls_u24 end_psn = (hls_u24)(c.rb_psn + (hls_u24)n);
+        uint16_t span = (uint16_t)(c.sq_hi - c.una);
+        bool window_ok = span <= NIC_OUTSTANDING && (uint16_t)(c.sq_head - c.una) <= span;
+        bool at_head = c.rb_idx == c.sq_head;
+        bool head_ok = !at_head || ((c.offset & (((uint32_t)1 << lg) - 1)) == 0 && (c.offset >> lg) < n &&
+                                    c.next_psn == (hls_u24)(c.rb_psn + (hls_u24)(c.offset >> lg)));
+        bool last = (uint16_t)(c.rb_idx + 1) == c.sq_hi;
+        bool end_ok = !last || c.sq_head != c.sq_hi || (c.next_psn == end_psn && c.offset == 0);
+        bool broken = !c.flushing && (!window_ok || !head_ok || !end_ok || wqe_bad(st->wqe));
+        if (broken) {
+            /* never send PSNs the peer does not expect: ctrl moves the QP to ERR on the
+             * event. The completer holds the records before rb_idx; from rb_idx on every WQE
+             * becomes a flush record, so each one still completes (docs/requester.md
+             * "Migration") */
+            c.sq_head = c.rb_idx;
+            c.sq_hi = c.rb_idx;
+            c.offset = 0;
+            c.wqe_valid = false;
+            c.flushing = true;
+            c.own_flush = false;
+            c.rebuild = false;
+            row_write(st, &c);
+            st->ev.kind = NIC_EV_QP_ERR;
+            st->ev.qp = st->q;
+            st->ev.cq = 0;
+            st->ev.detail = NIC_WC_LOC_QP_OP_ERR;
+            st->ev.in_cqe = false;
+            st->ev.fn = (nic_fn_t)((unsigned)st->q >> NIC_QP_SLOT_BITS);
+            st->ev.data = 0;
+            st->fsm = RQ_EV_OUT;
+            break;
+        }
+        req_ctx_t at = c;                       /* make_rec's view: WQE rb_idx from rb_psn */
+        at.sq_head = c.rb_idx;
+        at.next_psn = c.rb_psn;
+        st->rec = make_rec(st->q, &at, st->wqe, lg);
+        st->rec_rebuilt = true;
+        c.rb_idx = (uint16_t)(c.rb_idx + 1);
+        c.rb_psn = end_psn;
+        c.rebuild = !last;
+        st->cur = c;
+        st->after_rec = RQ_WB;
+        st->fsm = RQ_REC;
+        break;
+    }
+
     case RQ_WB:
         row_write(st, &st->cur);
         st->rr = (nic_qp_t)(st->q + 1);         /* round-robin: this QP goes last */
         st->fsm = RQ_IDLE;
+        break;
+
+    case RQ_EV_OUT:
+        out->ev.valid = true;
+        out->ev.data = st->ev;
+        if (in->ev_ready) st->fsm = RQ_IDLE;
+        break;
+
+    case RQ_MARK:
+        out->tx_desc.valid = true;
+        out->tx_desc.data = mig_desc(st->mark_fn);
+        if (in->tx_desc_ready) {
+            st->tx_mark = (hls_uint(NIC_FNS))(st->tx_mark & ~(1u << (unsigned)st->mark_fn));
+            st->fsm = RQ_IDLE;
+        }
         break;
 
     default:

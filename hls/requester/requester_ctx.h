@@ -1,6 +1,6 @@
 /* requester_ctx.h — the requester's per-QP send context and its packing into one memory word.
  *
- * One row per QP context index (nic_if.h). The row is kept packed in a 384-bit HLS_MEM word
+ * One row per QP context index (nic_if.h). The row is kept packed in a 512-bit HLS_MEM word
  * (an explicit layout: no padding question for rtl-gen, and a fixed image for live
  * migration, which saves and restores the table as is). docs/requester.md lists the fields. */
 #ifndef REQUESTER_CTX_H
@@ -25,6 +25,8 @@ typedef struct {
     uint16_t sq_hi;        /* every WQE before sq_hi has had its wqe_rec (started or flushed) */
     uint16_t una;          /* oldest unretired WQE (NIC_REQ_RETIRED) */
     hls_u24 next_psn;      /* PSN of the next request packet */
+    hls_u24 una_psn;       /* first PSN of WQE una (NIC_REQ_RETIRED's psn): where a migrated
+                              QP's outstanding WQEs start (docs/requester.md "Migration") */
     uint32_t offset;       /* bytes of WQE sq_head already sent */
     bool quiesced;         /* NIC_CFG_QUIESCE: no packet starts */
     bool flushing;         /* ERR/SQE/STOP: WQEs become flush records, nothing is sent */
@@ -36,9 +38,14 @@ typedef struct {
     bool own_flush;        /* flushing because of a WQE the requester rejected: the completer
                               still holds the WQEs before it, so flush records count against
                               NIC_OUTSTANDING until STOP (or ERR) empties its ring */
+    /* ring rebuild after a migration load (docs/requester.md "Migration"): WQEs
+     * [rb_idx, sq_hi) still owe the completer their records, the next one from rb_psn */
+    bool rebuild;
+    uint16_t rb_idx;
+    hls_u24 rb_psn;
 } req_ctx_t;
 
-typedef hls_uint(384) req_row_t;
+typedef hls_uint(512) req_row_t;
 
 /* Bit positions in req_row_t: each field starts where the previous one ends. */
 enum {
@@ -56,7 +63,8 @@ enum {
     RP_SQ_HI = RP_SQ_HEAD + 16,
     RP_UNA = RP_SQ_HI + 16,
     RP_PSN = RP_UNA + 16,
-    RP_OFFSET = RP_PSN + 24,
+    RP_UNA_PSN = RP_PSN + 24,
+    RP_OFFSET = RP_UNA_PSN + 24,
     RP_QUIESCED = RP_OFFSET + 32,
     RP_FLUSHING = RP_QUIESCED + 1,
     RP_WQE_VALID = RP_FLUSHING + 1,
@@ -64,9 +72,12 @@ enum {
     RP_RD_MASK = RP_MAX_RD + 5,
     RP_RD_WAIT = RP_RD_MASK + 16,
     RP_OWN_FLUSH = RP_RD_WAIT + 1,
-    RP_END = RP_OWN_FLUSH + 1,
+    RP_REBUILD = RP_OWN_FLUSH + 1,
+    RP_RB_IDX = RP_REBUILD + 1,
+    RP_RB_PSN = RP_RB_IDX + 16,
+    RP_END = RP_RB_PSN + 24,
 };
-_Static_assert(RP_END <= 384, "requester context row does not fit its word");
+_Static_assert(RP_END <= 512, "requester context row does not fit its word");
 
 HLS_INLINE uint64_t rp_mask(unsigned width) {
     return width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
@@ -94,6 +105,7 @@ HLS_INLINE req_row_t ctx_pack(const req_ctx_t *c) {
     w = rp_put(w, RP_SQ_HI, 16, c->sq_hi);
     w = rp_put(w, RP_UNA, 16, c->una);
     w = rp_put(w, RP_PSN, 24, c->next_psn);
+    w = rp_put(w, RP_UNA_PSN, 24, c->una_psn);
     w = rp_put(w, RP_OFFSET, 32, c->offset);
     w = rp_put(w, RP_QUIESCED, 1, c->quiesced);
     w = rp_put(w, RP_FLUSHING, 1, c->flushing);
@@ -102,6 +114,9 @@ HLS_INLINE req_row_t ctx_pack(const req_ctx_t *c) {
     w = rp_put(w, RP_RD_MASK, 16, c->rd_mask);
     w = rp_put(w, RP_RD_WAIT, 1, c->rd_wait);
     w = rp_put(w, RP_OWN_FLUSH, 1, c->own_flush);
+    w = rp_put(w, RP_REBUILD, 1, c->rebuild);
+    w = rp_put(w, RP_RB_IDX, 16, c->rb_idx);
+    w = rp_put(w, RP_RB_PSN, 24, c->rb_psn);
     return w;
 }
 
@@ -121,6 +136,7 @@ HLS_INLINE req_ctx_t ctx_unpack(req_row_t w) {
     c.sq_hi = (uint16_t)rp_get(w, RP_SQ_HI, 16);
     c.una = (uint16_t)rp_get(w, RP_UNA, 16);
     c.next_psn = (hls_u24)rp_get(w, RP_PSN, 24);
+    c.una_psn = (hls_u24)rp_get(w, RP_UNA_PSN, 24);
     c.offset = (uint32_t)rp_get(w, RP_OFFSET, 32);
     c.quiesced = rp_get(w, RP_QUIESCED, 1) != 0;
     c.flushing = rp_get(w, RP_FLUSHING, 1) != 0;
@@ -129,6 +145,9 @@ HLS_INLINE req_ctx_t ctx_unpack(req_row_t w) {
     c.rd_mask = (uint16_t)rp_get(w, RP_RD_MASK, 16);
     c.rd_wait = rp_get(w, RP_RD_WAIT, 1) != 0;
     c.own_flush = rp_get(w, RP_OWN_FLUSH, 1) != 0;
+    c.rebuild = rp_get(w, RP_REBUILD, 1) != 0;
+    c.rb_idx = (uint16_t)rp_get(w, RP_RB_IDX, 16);
+    c.rb_psn = (hls_u24)rp_get(w, RP_RB_PSN, 24);
     return c;
 }
 

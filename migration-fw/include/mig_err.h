@@ -59,6 +59,8 @@ enum mig_reason {
     MIG_R_HAL,              /* value[0] = the HAL op (MIG_HAL_OP_*) */
     MIG_R_CAPS,             /* the hardware's table sizes exceed the firmware's buffers */
     MIG_R_NOT_LOADED,       /* the load has not committed */
+    MIG_R_SEND_POSITION,    /* load: a QP's next PSN is not on its outstanding WQEs' PSNs
+                               (value[0] = qpn, value[1] = next PSN; mig_send_pos.h) */
 };
 
 #endif /* MIG_ERR_H */

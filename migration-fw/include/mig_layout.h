@@ -65,12 +65,12 @@ enum { MIG_POS_NONE = NIC_CTX_RSP_POS_NONE, MIG_POS_SEND = NIC_CTX_RSP_POS_SEND,
        MIG_POS_WRITE = NIC_CTX_RSP_POS_WRITE, MIG_POS_READ_RESP = NIC_CTX_RSP_POS_READ };
 
 /* QP. QP_CTRL is ctrl's row (nic_ctx.h): PKEY_INDEX is always 0 (ctrl refuses any other)
- * and PORT_NUM 0 or 1 (before / after INIT), so they take 0 and 1 image bits. QP_RESP and
- * QP_ATOM are the responder's rows (nic_ctx.h; ATOM word k = replay slot k). The QP_REQ and
- * QP_COMP positions are PROVISIONAL: nic_ctx.h has only those sections' word counts until the
- * requester's and completer's layouts land (wip-reqmig); the static asserts below keep them
- * inside those counts. The record is 128 bytes with them: the requester's and completer's
- * real fields must fit in the 131 bits the provisional ones take. */
+ * and PORT_NUM 0 or 1 (before / after INIT), so they take 0 and 1 image bits. QP_REQ,
+ * QP_COMP, QP_RESP and QP_ATOM are the requester's, completer's and responder's rows
+ * (nic_ctx.h; ATOM word k = replay slot k). HEAD_DONE counts PSNs of one message (at most
+ * 2^31 bytes at MTU >= 256: < 2^23); the retry counters count down from 3-bit attributes.
+ * What the record leaves out is derived on load (mig_record_derive, mig_send_position) and
+ * listed below the field list. */
 #define MIG_QP_FIELDS(F) \
     F(VALID, QP_CTRL, NIC_CTX_QP_VALID, 8, 0, 1) \
     F(STATE, QP_CTRL, NIC_CTX_QP_STATE, 8, 0, 3) \
@@ -100,17 +100,19 @@ enum { MIG_POS_NONE = NIC_CTX_RSP_POS_NONE, MIG_POS_SEND = NIC_CTX_RSP_POS_SEND,
     F(QUIESCE, QP_CTRL, NIC_CTX_QP_QUIESCE, 8, 0, 1) \
     F(PKEY_INDEX, QP_CTRL, NIC_CTX_QP_PKEY_INDEX, 16, 0, 0) \
     F(PORT_NUM, QP_CTRL, NIC_CTX_QP_PORT_NUM, 8, 0, 1) \
-    F(SQ_TAIL, QP_REQ, 0, 16, 0, 16) \
-    F(SQ_HEAD, QP_REQ, 16, 16, 0, 16) \
-    F(UNA, QP_REQ, 32, 16, 0, 16) \
-    F(NEXT_PSN, QP_REQ, 48, 24, 0, 24) \
-    F(MSG_OFFSET, QP_REQ, 72, 32, 8, 23) \
-    F(FLUSHING, QP_REQ, 104, 1, 0, 1) \
-    F(RETRIES_LEFT, QP_COMP, 0, 3, 0, 3) \
-    F(RNR_LEFT, QP_COMP, 3, 3, 0, 3) \
-    F(READ_RESP_OFFSET, QP_COMP, 6, 24, 0, 23) \
-    F(CUR_EXP, QP_COMP, 30, 5, 0, 5) \
-    F(TIMER_ARMED, QP_COMP, 35, 1, 0, 1) \
+    F(SQ_TAIL, QP_REQ, NIC_CTX_REQ_SQ_TAIL, 16, 0, 16) \
+    F(SQ_HI, QP_REQ, NIC_CTX_REQ_SQ_HI, 16, 0, 16) \
+    F(UNA, QP_REQ, NIC_CTX_REQ_UNA, 16, 0, 16) \
+    F(NEXT_PSN, QP_REQ, NIC_CTX_REQ_NEXT_PSN, 24, 0, 24) \
+    F(UNA_PSN, QP_REQ, NIC_CTX_REQ_UNA_PSN, 24, 0, 24) \
+    F(FLUSHING, QP_REQ, NIC_CTX_REQ_FLUSHING, 1, 0, 1) \
+    F(OWN_FLUSH, QP_REQ, NIC_CTX_REQ_OWN_FLUSH, 1, 0, 1) \
+    F(QUIESCED, QP_REQ, NIC_CTX_REQ_QUIESCED, 1, 0, 1) \
+    F(HEAD_DONE, QP_COMP, NIC_CTX_COMP_HEAD_DONE, 32, 0, 23) \
+    F(RD_FIRST, QP_COMP, MIG_COMP_RD_FIRST, 1, 0, 1) \
+    F(RETRIES_LEFT, QP_COMP, NIC_CTX_COMP_RETRIES_LEFT, 8, 0, 3) \
+    F(RNR_LEFT, QP_COMP, NIC_CTX_COMP_RNR_LEFT, 8, 0, 3) \
+    F(ARMED, QP_COMP, NIC_CTX_COMP_ARMED, 8, 0, 1) \
     F(EPSN, QP_RESP, NIC_CTX_RSP_EPSN, 24, 0, 24) \
     F(MSN, QP_RESP, NIC_CTX_RSP_MSN, 24, 0, 24) \
     F(RQ_HEAD, QP_RESP, NIC_CTX_RSP_RQ_HEAD, 16, 0, 16) \
@@ -133,6 +135,26 @@ enum { MIG_POS_NONE = NIC_CTX_RSP_POS_NONE, MIG_POS_SEND = NIC_CTX_RSP_POS_SEND,
 /* NIC_CTX_RSP_RD_PSN (the next READ response's PSN) is not stored: the responder puts a READ
  * in its row only when RD_PSN = EPSN - packets left (ceil(POS_LEFT / MTU), 1 for a zero-length
  * READ not started), and a load writes that value (mig_record_derive). */
+
+/* Derived, not stored (docs/migration-fw.md "Derived fields"):
+ * - NIC_CTX_REQ_SQ_HEAD, NIC_CTX_REQ_OFFSET, NIC_CTX_REQ_RD_MASK: the outstanding WQEs
+ *   una .. sq_hi - 1 are still in the send queue in host memory (the completer's ring is
+ *   rebuilt from them too). Their PSNs follow from UNA_PSN, each WQE's opcode and length and
+ *   the path MTU; sq_head is the WQE whose PSNs hold NEXT_PSN (sq_hi when NEXT_PSN is past
+ *   them), offset the PSNs before NEXT_PSN in it times the MTU, rd_mask the READ / atomic
+ *   ones. A flushing QP sends nothing more: sq_head = sq_hi, offset 0 (as STOP leaves it).
+ *   With nothing outstanding: sq_head = una, offset 0, rd_mask 0, no host access.
+ * - NIC_CTX_COMP_RD_START is only ever compared with HEAD_DONE (is the next READ response a
+ *   FIRST / ONLY?): RD_FIRST keeps that one bit, and a load writes RD_START = HEAD_DONE when
+ *   it is set, 0 when not (RD_START <= HEAD_DONE, and 0 unless a resend re-issued the READ).
+ *   MIG_COMP_RD_FIRST is a firmware-only bit of the row buffer past NIC_CTX_COMP_BITS: the
+ *   completer ignores it and a load clears it before the row is written.
+ * - NIC_CTX_COMP_CUR_EXP, NIC_CTX_COMP_RETRYING: the completer changes them only with the
+ *   retry counter (a resend: counter - 1, exponent + 1 up to the cap, retrying = 1; progress:
+ *   all three reset), so retries used = RETRY_CNT - RETRIES_LEFT gives both.
+ * - With nothing outstanding (UNA = SQ_HI) the completer's retry state is stale (the next
+ *   WQE's record resets it) and a load writes the reset state: HEAD_DONE 0, counters full. */
+#define MIG_COMP_RD_FIRST NIC_CTX_COMP_BITS
 
 /* ctrl's SQ_PSN / RQ_PSN (what QUERY_QP answers) are not stored: a load sets them to the
  * PSNs the QP had reached, the requester's next PSN and the responder's expected PSN, which
@@ -175,7 +197,7 @@ enum { MIG_POS_NONE = NIC_CTX_RSP_POS_NONE, MIG_POS_SEND = NIC_CTX_RSP_POS_SEND,
     F(VALID, FN_RXD, NIC_CTX_FN_VALID, 1, 0, 1)
 #define MIG_FN_COPIES(C)
 
-/* Provisional sections inside their word counts (128 bits per port word). */
+/* Every field inside its section's words (128 bits per port word). */
 #define MIG_SEC_END(id, s, b, w, sh, iw) _Static_assert(MIG_SEC_##s != MIG_SEC_QP_REQ || (b) + (w) <= NIC_CTX_REQ_QP_WORDS * 128, #id " inside NIC_CTX_REQ_QP"); \
     _Static_assert(MIG_SEC_##s != MIG_SEC_QP_COMP || (b) + (w) <= NIC_CTX_COMP_QP_WORDS * 128, #id " inside NIC_CTX_COMP_QP"); \
     _Static_assert(MIG_SEC_##s != MIG_SEC_QP_RESP || (b) + (w) <= NIC_CTX_RESP_QP_WORDS * 128, #id " inside NIC_CTX_RESP_QP"); \

@@ -25,9 +25,13 @@ void mig_record_set_field(unsigned table, uint8_t *rec, unsigned field, uint64_t
 int mig_record_pack(const struct mig_hal *hal, unsigned table, const mig_row_t row,
                     unsigned row_index, uint8_t *rec, struct mig_resp *resp);
 /* record -> row (fields the layout does not name are zero) */
-/* Row bits the image does not store but a load must write, computed from the stored fields:
- * the responder's RD_PSN of a READ being answered (mig_layout.h). unpack calls it. */
+/* Row bits the image does not store but a load must write, computed from the stored fields
+ * (mig_layout.h, "Derived, not stored"): the responder's RD_PSN of a READ being answered, the
+ * completer's RD_START, CUR_EXP and RETRYING, the send position of a QP with nothing
+ * outstanding. unpack calls it. */
 void mig_record_derive(unsigned table, mig_row_t row);
+/* log2 of the QP's path MTU (its PMTU attribute, as the datapath reads it) */
+unsigned mig_mtu_shift(const mig_row_t row);
 void mig_record_unpack(const struct mig_hal *hal, unsigned table, const uint8_t *rec,
                        mig_row_t row);
 

@@ -13,6 +13,7 @@
 #include "mig_cost.h"
 #include "mig_libc.h"
 #include "mig_record.h"
+#include "mig_send_pos.h"
 
 static const uint8_t block_table[] = {
     [MIG_BLK_FN] = MIG_TABLE_FN, [MIG_BLK_CQ] = MIG_TABLE_CQ,
@@ -200,7 +201,13 @@ static int commit(struct mig_fw *fw, unsigned fn, struct mig_resp *resp)
 {
     int rc = resolve_cqs(fw, resp);
     if (rc == MIG_OK) rc = check_empty(fw, fn, resp);
-    if (rc == MIG_OK) rc = mig_suspend_to(fw, fn, MIG_LEVEL_PASSIVE, MIG_LEVEL_RUN, resp);
+    /* ctrl moves one level at a time (RUN -> ACTIVE -> PASSIVE); a refusal of the second
+     * step takes the function back to RUN */
+    if (rc == MIG_OK) rc = mig_suspend_to(fw, fn, MIG_LEVEL_ACTIVE, MIG_LEVEL_RUN, resp);
+    if (rc == MIG_OK) {
+        rc = mig_suspend_to(fw, fn, MIG_LEVEL_PASSIVE, MIG_LEVEL_ACTIVE, resp);
+        if (rc != MIG_OK) mig_suspend_to(fw, fn, MIG_LEVEL_RUN, MIG_LEVEL_RUN, &(struct mig_resp){ 0 });
+    }
     if (rc != MIG_OK) return rc;
     static const uint8_t order[MIG_OBJ_TABLES] = { MIG_TABLE_CQ, MIG_TABLE_MR, MIG_TABLE_QP };
     for (unsigned i = 0; i < MIG_OBJ_TABLES; i++) {
@@ -208,7 +215,9 @@ static int commit(struct mig_fw *fw, unsigned fn, struct mig_resp *resp)
         for (unsigned s = 0; s < fw->caps.rows[t]; s++) {
             if (!mig_bit(fw->load.staged[t], s)) continue;
             mig_record_unpack(&fw->hal, t, staged(fw, t, s), fw->row);
-            rc = mig_row_write(fw, t, fn, s, fw->row, resp);
+            /* the VM's memory is here now: the send queue gives the QP's send position */
+            if (t == MIG_TABLE_QP) rc = mig_send_position(&fw->hal, fw->row, resp);
+            if (rc == MIG_OK) rc = mig_row_write(fw, t, fn, s, fw->row, resp);
             if (rc != MIG_OK) return rc;
         }
     }

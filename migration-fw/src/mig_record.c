@@ -84,6 +84,16 @@ void mig_record_set_field(unsigned table, uint8_t *rec, unsigned field, uint64_t
     mig_bytes_put(rec, img_bit(table, field), f->img_width, v >> f->shift);
 }
 
+/* RD_FIRST is the one image field that is not a row field: whether the next READ response
+ * starts a request (HEAD_DONE = RD_START, mig_layout.h) */
+static uint64_t row_value(unsigned table, const mig_row_t row, unsigned field)
+{
+    if (table == MIG_TABLE_QP && field == MIG_QPF_RD_FIRST)
+        return mig_words_get(row[MIG_SEC_QP_COMP], NIC_CTX_COMP_HEAD_DONE, 32) ==
+               mig_words_get(row[MIG_SEC_QP_COMP], NIC_CTX_COMP_RD_START, 32);
+    return mig_row_field(table, row, field);
+}
+
 int mig_record_pack(const struct mig_hal *hal, unsigned table, const mig_row_t row,
                     unsigned row_index, uint8_t *rec, struct mig_resp *resp)
 {
@@ -92,7 +102,7 @@ int mig_record_pack(const struct mig_hal *hal, unsigned table, const mig_row_t r
     mig_memset(rec, 0, l->record_bytes);
     for (unsigned i = 0; i < l->field_count; i++) {
         const struct mig_field *f = &l->fields[i];
-        uint64_t v = mig_words_get(row[f->section], f->hw_bit, f->hw_width);
+        uint64_t v = row_value(table, row, i);
         if (v & low_mask(f->shift))
             return mig_fail(resp, MIG_E_FIT, MIG_R_FIELD_ALIGN, i, row_index);
         v >>= f->shift;
@@ -105,15 +115,61 @@ int mig_record_pack(const struct mig_hal *hal, unsigned table, const mig_row_t r
     return MIG_OK;
 }
 
+/* the responder's RD_PSN of a READ being answered */
+static void derive_read_psn(mig_row_t row)
+{
+    if (mig_row_field(MIG_TABLE_QP, row, MIG_QPF_POS_CLASS) != MIG_POS_READ_RESP) return;
+    /* the next response's PSN: EPSN less the packets still to send (PMTU 1..5: 256..4096) */
+    uint64_t left = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_POS_LEFT);
+    uint64_t mtu = (uint64_t)1 << mig_mtu_shift(row);
+    uint64_t packets = left ? (left + mtu - 1) / mtu : 1;
+    uint64_t psn = (mig_row_field(MIG_TABLE_QP, row, MIG_QPF_EPSN) - packets) & 0xffffff;
+    mig_words_put(row[MIG_SEC_QP_RESP], NIC_CTX_RSP_RD_PSN, 24, psn);
+}
+
+/* the completer's retry state (mig_layout.h, "Derived, not stored") */
+static void derive_retry_state(mig_row_t row)
+{
+    uint32_t *comp = row[MIG_SEC_QP_COMP];
+    bool outstanding = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_UNA) != mig_row_field(MIG_TABLE_QP, row, MIG_QPF_SQ_HI);
+    uint64_t retry_cnt = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_RETRY_CNT) & 7;
+    uint64_t first = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_BACKOFF_FIRST) & 31;
+    uint64_t cap = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_BACKOFF_CAP) & 31;
+    bool rd_first = mig_words_get(comp, MIG_COMP_RD_FIRST, 1) != 0;
+    mig_words_put(comp, MIG_COMP_RD_FIRST, 1, 0);
+    if (!outstanding) {
+        mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_HEAD_DONE, 0);
+        mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_RETRIES_LEFT, retry_cnt);
+        mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_RNR_LEFT, mig_row_field(MIG_TABLE_QP, row, MIG_QPF_RNR_RETRY) & 7);
+        rd_first = true;
+    }
+    uint64_t left = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_RETRIES_LEFT);
+    uint64_t used = retry_cnt > left ? retry_cnt - left : 0;
+    uint64_t exp = first;
+    if (mig_row_field(MIG_TABLE_QP, row, MIG_QPF_BACKOFF) && first < cap) exp = first + used < cap ? first + used : cap;
+    mig_words_put(comp, NIC_CTX_COMP_CUR_EXP, 8, exp);
+    mig_words_put(comp, NIC_CTX_COMP_RETRYING, 8, used != 0);
+    mig_words_put(comp, NIC_CTX_COMP_RD_START, 32, rd_first ? mig_row_field(MIG_TABLE_QP, row, MIG_QPF_HEAD_DONE) : 0);
+}
+
+unsigned mig_mtu_shift(const mig_row_t row)
+{
+    uint64_t pmtu = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_PMTU);
+    return pmtu < 1 ? 8u : pmtu > 5 ? 12u : 7u + (unsigned)pmtu;
+}
+
 void mig_record_derive(unsigned table, mig_row_t row)
 {
-    if (table != MIG_TABLE_QP || mig_row_field(table, row, MIG_QPF_POS_CLASS) != MIG_POS_READ_RESP) return;
-    /* the next response's PSN: EPSN less the packets still to send (PMTU 1..5: 256..4096) */
-    uint64_t left = mig_row_field(table, row, MIG_QPF_POS_LEFT);
-    uint64_t mtu = (uint64_t)128 << mig_row_field(table, row, MIG_QPF_PMTU);
-    uint64_t packets = left ? (left + mtu - 1) / mtu : 1;
-    uint64_t psn = (mig_row_field(table, row, MIG_QPF_EPSN) - packets) & 0xffffff;
-    mig_words_put(row[MIG_SEC_QP_RESP], NIC_CTX_RSP_RD_PSN, 24, psn);
+    if (table != MIG_TABLE_QP) return;
+    derive_read_psn(row);
+    derive_retry_state(row);
+    /* nothing outstanding: the send position is una itself (more: mig_send_position) */
+    uint64_t una = mig_row_field(table, row, MIG_QPF_UNA);
+    if (una == mig_row_field(table, row, MIG_QPF_SQ_HI)) {
+        mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_SQ_HEAD, 16, una);
+        mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_OFFSET, 32, 0);
+        mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_RD_MASK, 16, 0);
+    }
 }
 
 void mig_record_unpack(const struct mig_hal *hal, unsigned table, const uint8_t *rec,

@@ -41,6 +41,9 @@ static void fill_row(struct stub_nic *n, unsigned t, unsigned fn, unsigned slot,
         /* CQ references name slots that hold CQs (fill_fn fills CQ slots 0..ncq-1) */
         mig_row_set_field(t, row, MIG_QPF_SEND_CQ, slot % 2);
         mig_row_set_field(t, row, MIG_QPF_RECV_CQ, (slot + 1) % 2);
+        /* nothing outstanding: a load derives the send position without the send queue
+         * (send_pos_test covers outstanding WQEs) */
+        mig_row_set_field(t, row, MIG_QPF_SQ_HI, mig_row_field(t, row, MIG_QPF_UNA));
     }
     mig_record_derive(t, row); /* a consistent row: what the hardware answers */
     stub_row_put(n, t, fn, slot, row);

@@ -79,12 +79,12 @@ static void does_not_fit(void)
     bool ok = rc == MIG_E_FIT && resp.reason == MIG_R_FIELD_WIDTH && resp.value[0] == MIG_QPF_POS_VA &&
               resp.value[1] == 5;
     mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_POS_VA, 0);
-    mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_MSG_OFFSET, 300); /* not a multiple of 256 */
+    mig_row_set_field(MIG_TABLE_QP, row, MIG_QPF_SQ_BASE, 0x1044); /* WQEs are 64-byte aligned */
     rc = mig_record_pack(&r->fw.hal, MIG_TABLE_QP, row, 5, rec, &resp);
-    ok &= rc == MIG_E_FIT && resp.reason == MIG_R_FIELD_ALIGN && resp.value[0] == MIG_QPF_MSG_OFFSET;
-    const char *name = mig_field_name(MIG_TABLE_QP, MIG_QPF_MSG_OFFSET);
-    ok &= name[0] == 'M' && name[3] == '_';
-    if (ok) t_pass("layout: save refuses a value wider than its image field (POS_VA) or misaligned (MSG_OFFSET), naming it");
+    ok &= rc == MIG_E_FIT && resp.reason == MIG_R_FIELD_ALIGN && resp.value[0] == MIG_QPF_SQ_BASE;
+    const char *name = mig_field_name(MIG_TABLE_QP, MIG_QPF_SQ_BASE);
+    ok &= name[0] == 'S' && name[2] == '_';
+    if (ok) t_pass("layout: save refuses a value wider than its image field (POS_VA) or misaligned (SQ_BASE), naming it");
     else t_fail("layout fit", "refusal", resp.reason, resp.value[0]);
 }
 

@@ -35,6 +35,8 @@ static int ctx_write(void *hw, unsigned t, unsigned s, unsigned fn, unsigned row
 static int suspend_request(void *hw, unsigned fn, enum mig_level level)
 {
     struct stub_nic *n = nic(hw);
+    /* ctrl takes one step at a time: RUN <-> ACTIVE <-> PASSIVE (NIC_CMD_ESTATE otherwise) */
+    if ((unsigned)level > n->target[fn] + 1u || n->target[fn] > (unsigned)level + 1u) return MIG_E_HW;
     n->target[fn] = (uint8_t)level;
     n->polls[fn] = 0;
     n->port_cycles += STUB_CTX_LATENCY;

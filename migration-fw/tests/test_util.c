@@ -85,6 +85,7 @@ int mig_test_main(const char *platform)
     t_puts("\n");
     libc_tests();
     layout_tests();
+    derive_tests();
     cmd_tests();
     image_tests();
     refusal_tests();

@@ -26,6 +26,7 @@ void t_seed(uint32_t s);
 /* the test groups */
 void libc_tests(void);
 void layout_tests(void);
+void derive_tests(void);
 void cmd_tests(void);
 void image_tests(void);
 void refusal_tests(void);

@@ -241,7 +241,14 @@ static int announce(void *hw, unsigned fn) {
     uint32_t ip = w[NIC_CTX_FN_IP / 32];
     uint8_t frame[64];
     size_t len = mig_garp_frame(frame, mac, ip);
-    if (nic_tb_send_frame(h->tb, h->nic, frame, len) != WIRE_OK) return MIG_E_HW;
+    /* a wire full of the peers' frames takes the announce once a slot frees, as a port's
+     * transmit queue would: the wait is charged (bounded: a pool that never drains fails) */
+    int sent = nic_tb_send_frame(h->tb, h->nic, frame, len);
+    for (unsigned waited = 0; sent == WIRE_ERR_POOL_FULL && waited < MIG_HAL_TB_ANNOUNCE_WAIT; waited++) {
+        step(h, 1);
+        sent = nic_tb_send_frame(h->tb, h->nic, frame, len);
+    }
+    if (sent != WIRE_OK) return MIG_E_HW;
     h->announces++;
     step(h, (len + 63) / 64);
     return MIG_OK;

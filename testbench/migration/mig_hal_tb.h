@@ -17,6 +17,9 @@
 #include "mig_hal.h"
 #include "../nic/nic_tb.h"
 
+/* cycles announce waits for a free frame slot on a full wire before it fails (MIG_E_HW) */
+#define MIG_HAL_TB_ANNOUNCE_WAIT 100000u
+
 struct mig_hal_tb {
     nic_tb_t *tb;
     unsigned nic;

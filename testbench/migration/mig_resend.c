@@ -66,7 +66,12 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
     if (load(sent, ns_per_cycle, &s) || load(delivered, ns_per_cycle, &d)) { free(s.f); free(d.f); return -1; }
     for (size_t i = 0; i < s.n; i++) {
         const frame_t *x = &s.f[i];
-        if (x->cycle < moved || x->src != mac || x->dqpn != dqpn || !is_request(x->op)) continue;
+        if (x->src != mac || x->dqpn != dqpn || !is_request(x->op)) continue;
+        if (x->cycle < moved) {
+            r->sent_before++;
+            continue;
+        }
+        r->sent_after++;
         bool before = false, copy_arrived = false, response_sent = false, response_arrived = false;
         for (size_t j = 0; j < s.n && s.f[j].cycle < moved; j++) {
             const frame_t *y = &s.f[j];

@@ -66,7 +66,10 @@ int mig_scen_run(const mig_scen_opts_t *o);
  * peer's QPN dqpn) sent after cycle `moved` that were sent before it too (resends), and how
  * many of those the wire explains (every earlier copy lost, or every response covering it
  * lost). docs/migration.md section 7 gives the rule. -1 if a pcap cannot be read. */
-typedef struct { unsigned resent, explained; } mig_resends_t;
+/* requests the QP sent before and after the move (so a count of 0 resends is not a pcap that
+ * showed nothing), of those after: copies of a PSN sent before, and of them those the wire
+ * explains */
+typedef struct { unsigned sent_before, sent_after, resent, explained; } mig_resends_t;
 int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint32_t dqpn,
                       uint64_t moved, uint32_t ns_per_cycle, mig_resends_t *r);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "nic_ctx.h"
 #include "prng.h"
 
 #define MEM_BASE 0x10000000ull
@@ -1198,6 +1199,232 @@ static void reset_all(void) {
     bad_dma = 0;
 }
 
+
+/* ---- migration (docs/completer.md "Migration") ---- */
+static void cfg_suspend(unsigned fn, unsigned level) {
+    nic_cfg_t c;
+    memset(&c, 0, sizeof c);
+    c.kind = NIC_CFG_SUSPEND; c.fn = (nic_fn_t)fn; c.level = (hls_uint(2))level;
+    Q_PUSH(q_cfg, c);
+}
+static void cfg_ctx(const qp_t *q, bool wr, unsigned sect, hls_u128 d) {
+    nic_cfg_t c;
+    memset(&c, 0, sizeof c);
+    c.kind = NIC_CFG_CTX; c.fn = (nic_fn_t)q->fn; c.qp = row_of(q->fn, q->qpn); c.ctx_write = wr;
+    c.ctx_sect = (uint8_t)sect; c.ctx_data = d;
+    if (sect == NIC_CTX_DIRTY) c.key = NIC_CTX_COMP_QP;
+    Q_PUSH(q_cfg, c);
+}
+/* A context read or write through cfg; its NIC_EV_CTX answer. */
+static hls_u128 ctx_cmd(const qp_t *q, bool wr, unsigned sect, hls_u128 d) {
+    cfg_ctx(q, wr, sect, d);
+    run(60);
+    if (r_ev >= n_ev || ev_log[r_ev].m.kind != NIC_EV_CTX || ev_log[r_ev].m.fn != (nic_fn_t)q->fn) {
+        fail("no NIC_EV_CTX answer (%u events)", n_ev - r_ev);
+        return 0;
+    }
+    return ev_log[r_ev++].m.data;
+}
+static void mig_marks_in(unsigned fn) {
+    nic_rx_pkt_t p;
+    memset(&p, 0, sizeof p);
+    p.fn = (nic_fn_t)fn; p.mig_mark = 1;
+    Q_PUSH(q_pkt, p);
+    nic_wqe_rec_t r;
+    memset(&r, 0, sizeof r);
+    r.qp = (nic_qp_t)(fn << NIC_QP_SLOT_BITS); r.sqd_mark = NIC_MIG_MARK;
+    Q_PUSH(q_rec, r);
+}
+
+/* ACTIVE: a response is still processed (CQE, RETIRED with the next WQE's first PSN); the
+ * timer of the WQE still outstanding is frozen far past its deadline (no timeout, no retry
+ * used up) and re-armed in full at RUN. */
+static void sc_mig_timer(void) {
+    qp_t q = qp_std(1, 0x002525, 1);
+    q.timeout = 2;                              /* 4096 cycles */
+    bring_up(&q);
+    rec(&q, 4, 50, 50, NIC_WR_SEND, 1, 0x2500, 0, 100, 0);
+    rec(&q, 5, 51, 52, NIC_WR_WRITE, 1, 0x2501, 0, 300, 0);
+    run(100);
+    cfg_suspend(1, NIC_SUSPEND_ACTIVE);
+    run(20);
+    ack(&q, 50, ACK_SYN);
+    run(100);
+    expect_cqe(&q, 0x2500, NIC_WC_SEND, NIC_WC_SUCCESS, 100);
+    expect_ctl(NIC_REQ_RETIRED, &q, 5, 0);
+    if (ctl_log[r_ctl - 1].m.psn != 51) fail("RETIRED psn %u, want 51 (WQE 5's first)", (unsigned)ctl_log[r_ctl - 1].m.psn);
+    run(60000);                                 /* 15 timeouts' worth */
+    expect_u32("timeouts while suspended", st.timeouts, 0);
+    if (n_ctl != r_ctl) fail("req_ctl while suspended");
+    cfg_suspend(1, NIC_SUSPEND_RUN);
+    run(2);
+    uint64_t t = cycle;
+    expect_timeout_rewind("timeout re-armed at RUN", &q, t, 4096, 5, 51, 0);
+    expect_u32("timeouts", st.timeouts, 1);
+    ack(&q, 52, ACK_SYN);
+    run(100);
+    expect_cqe(&q, 0x2501, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 300);
+    expect_ctl(NIC_REQ_RETIRED, &q, 6, 0);
+}
+
+/* PASSIVE: the markers wait for both inputs' markers, follow the last response of the
+ * function, leave in order req_ctl, cqe, ev; another function is not held up. */
+static void sc_mig_passive(void) {
+    qp_t q = qp_std(2, 0x002626, 1), o = qp_std(3, 0x002727, 1);
+    bring_up(&q);
+    bring_up(&o);
+    rec(&q, 0, 10, 10, NIC_WR_SEND, 1, 0x2600, 0, 8, 0);
+    rec(&o, 0, 20, 20, NIC_WR_SEND, 1, 0x2700, 0, 8, 0);
+    rec(&o, 1, 21, 21, NIC_WR_SEND, 1, 0x2701, 0, 8, 0);
+    cfg_suspend(2, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(2, NIC_SUSPEND_PASSIVE);
+    run(200);
+    ack(&q, 10, ACK_SYN);                       /* passed the gate before it closed */
+    nic_rx_pkt_t p;
+    memset(&p, 0, sizeof p);
+    p.fn = 2; p.mig_mark = 1;
+    Q_PUSH(q_pkt, p);
+    run(200);
+    if (n_ctl - r_ctl != 1 || n_ev != r_ev) fail("markers before the requester's");
+    ack(&o, 20, ACK_SYN);
+    run(100);
+    nic_wqe_rec_t r;
+    memset(&r, 0, sizeof r);
+    r.qp = 2 << NIC_QP_SLOT_BITS; r.sqd_mark = NIC_MIG_MARK;
+    Q_PUSH(q_rec, r);
+    run(200);
+    expect_cqe(&q, 0x2600, NIC_WC_SEND, NIC_WC_SUCCESS, 8);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
+    expect_cqe(&o, 0x2700, NIC_WC_SEND, NIC_WC_SUCCESS, 8);
+    expect_ctl(NIC_REQ_RETIRED, &o, 1, 0);
+    if (r_ctl >= n_ctl || r_cqe >= n_cqe || r_ev >= n_ev) { fail("markers missing"); return; }
+    ctl_log_t mc = ctl_log[r_ctl++];
+    cqe_log_t mq = cqe_log[r_cqe++];
+    ev_log_t me = ev_log[r_ev++];
+    if (mc.m.kind != NIC_REQ_MIG_MARK || mc.m.qp != 2 << NIC_QP_SLOT_BITS) fail("req_ctl marker kind %u qp %u", mc.m.kind, (unsigned)mc.m.qp);
+    if (!mq.m.mig_mark || mq.m.cq != 2 << NIC_QP_SLOT_BITS) fail("cqe marker");
+    if (me.m.kind != NIC_EV_MIG_MARK || me.m.fn != 2) fail("ev marker kind %u fn %u", me.m.kind, (unsigned)me.m.fn);
+    if (!(mc.cyc <= mq.cyc && mq.cyc <= me.cyc)) fail("markers out of order");
+    run(500);
+    if (n_ctl != r_ctl || n_cqe != r_cqe || n_ev != r_ev) fail("a second set of markers");
+    ack(&o, 21, ACK_SYN);                       /* the other function goes on */
+    run(100);
+    expect_cqe(&o, 0x2701, NIC_WC_SEND, NIC_WC_SUCCESS, 8);
+    expect_ctl(NIC_REQ_RETIRED, &o, 2, 0);
+    cfg_suspend(2, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(2, NIC_SUSPEND_RUN);
+    run(40);
+}
+
+/* Function fn suspended to PASSIVE, its markers in and counted as read. */
+static void mig_suspend_passive(unsigned fn) {
+    cfg_suspend(fn, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(fn, NIC_SUSPEND_PASSIVE);
+    mig_marks_in(fn);
+    run(200);
+    r_ctl++; r_cqe++; r_ev++;                   /* the markers (sc_mig_passive checks them) */
+}
+/* A fresh block (all state zero), q's function PASSIVE, q loaded with QP_ATTR and word w. */
+static void mig_fresh_load(qp_t *q, hls_u128 w) {
+    memset(&st, 0, sizeof st);
+    cfg_suspend(q->fn, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(q->fn, NIC_SUSPEND_PASSIVE);
+    cfg_qp(q, NIC_QPS_RTS, NIC_QPS_RTS);
+    q_cfg.q[(q_cfg.t - 1) % QCAP].kind = NIC_CFG_QP_ATTR;
+    if (ctx_cmd(q, true, NIC_CTX_COMP_QP, w) != w) fail("write answer");
+}
+
+/* A QP of fn 1 at RTS with a 2048-cycle ACK timeout and 3 retries. */
+static qp_t mig_source_qp(uint32_t qpn) {
+    qp_t q = qp_std(1, qpn, 1);
+    q.timeout = 1;
+    q.retry_cnt = 3;
+    bring_up(&q);
+    return q;
+}
+/* The source of a migration: WQE 7, a WRITE of PSNs 200..211 (its record just queued), gets
+ * an ACK of 204 (head_done 5) and a timeout (one retry used); then fn 1 is PASSIVE. */
+static void mig_source_write_half_acked(qp_t *q) {
+    run(100);
+    uint64_t t = cycle;
+    ack(q, 204, ACK_SYN);
+    run(100);
+    expect_timeout_rewind("source timeout", q, t, 2048, 7, 205, 5);
+    mig_suspend_passive(1);
+}
+
+/* Save the retry state of a QP in the middle of a WRITE (an ACK inside it, a timeout used a
+ * retry), load it into a fresh block (QP_ATTR, context write), rebuild its ring with the
+ * records: the resend resumes where the source would have (first + head_done) with the
+ * retries left the source had; dirty bits follow the writes. */
+static void sc_mig_ctx(void) {
+    qp_t q = mig_source_qp(0x002828);
+    rec(&q, 7, 200, 211, NIC_WR_WRITE, 1, 0x2800, 0, 12 * 256, 0);
+    mig_source_write_half_acked(&q);
+    uint64_t t;
+    hls_u128 d = ctx_cmd(&q, false, NIC_CTX_DIRTY, 0);
+    if (d != (hls_u128)1 << (0x2828 % 16)) fail("dirty bits %#llx", (unsigned long long)d);
+    if (ctx_cmd(&q, false, NIC_CTX_DIRTY, 0) != 0) fail("dirty bits not cleared by the read");
+    hls_u128 w = ctx_cmd(&q, false, NIC_CTX_COMP_QP, 0);
+    if ((uint32_t)(w >> NIC_CTX_COMP_HEAD_DONE) != 5 || (uint8_t)(w >> NIC_CTX_COMP_RETRIES_LEFT) != 2 ||
+        (uint8_t)(w >> NIC_CTX_COMP_ARMED) != 1)
+        fail("saved word: head_done %u retries_left %u armed %u", (uint32_t)(w >> NIC_CTX_COMP_HEAD_DONE),
+             (uint8_t)(w >> NIC_CTX_COMP_RETRIES_LEFT), (uint8_t)(w >> NIC_CTX_COMP_ARMED));
+    mig_fresh_load(&q, w);
+    if (ctx_cmd(&q, false, NIC_CTX_COMP_QP, 0) != w) fail("read back");
+    if (ctx_cmd(&q, false, NIC_CTX_DIRTY, 0) != (hls_u128)1 << (0x2828 % 16)) fail("dirty after the load");
+    cfg_suspend(1, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(1, NIC_SUSPEND_RUN);
+    rec(&q, 7, 200, 211, NIC_WR_WRITE, 1, 0x2800, 0, 12 * 256, 0);   /* the rebuilt ring */
+    run(20);
+    t = expect_timeout_rewind("resend from the loaded position", &q, cycle, 2048, 7, 205, 5);
+    t = expect_timeout_rewind("the last retry", &q, t, 2048, 7, 205, 5);
+    run_to(t + 2048 + 2 * lat());
+    expect_cqe(&q, 0x2800, NIC_WC_RDMA_WRITE, NIC_WC_RETRY_EXC_ERR, 12 * 256);
+    expect_ev(&q, NIC_WC_RETRY_EXC_ERR);
+    expect_ctl(NIC_REQ_STOP, &q, 8, 0);
+}
+
+/* The requester's rebuild of a loaded QP's ring (docs/requester.md "Migration"): three
+ * records arrive into the empty loaded ring. The first (a WRITE with 5 of 12 PSNs acked and
+ * one timeout used) keeps the loaded state: its resend starts at first + 5; the READ and the
+ * SEND behind it are taken as new: the READ's resend asks from its first PSN, all three
+ * complete in SQ order. */
+static void sc_mig_rebuild(void) {
+    qp_t q = mig_source_qp(0x002929);
+    rec(&q, 7, 200, 211, NIC_WR_WRITE, 1, 0x2900, 0, 12 * 256, 0);
+    rec(&q, 8, 212, 216, NIC_WR_READ, 1, 0x2901, A(0x73000), 5 * 256, 0);
+    rec(&q, 9, 217, 217, NIC_WR_SEND, 1, 0x2902, 0, 100, 0);
+    mig_source_write_half_acked(&q);
+    uint64_t t;
+    hls_u128 w = ctx_cmd(&q, false, NIC_CTX_COMP_QP, 0);
+    mig_fresh_load(&q, w);
+    cfg_suspend(1, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(1, NIC_SUSPEND_RUN);
+    /* the rebuilt ring, as the requester sends it after RUN */
+    rec(&q, 7, 200, 211, NIC_WR_WRITE, 1, 0x2900, 0, 12 * 256, 0);
+    rec(&q, 8, 212, 216, NIC_WR_READ, 1, 0x2901, A(0x73000), 5 * 256, 0);
+    rec(&q, 9, 217, 217, NIC_WR_SEND, 1, 0x2902, 0, 100, 0);
+    run(20);
+    t = expect_timeout_rewind("resend from the loaded position", &q, cycle, 2048, 7, 205, 5);
+    t = cycle;
+    ack(&q, 211, ACK_SYN);                      /* the WRITE is done */
+    run_to(t + 2048 + lat() + 100);             /* the READ's timer runs from that ACK */
+    expect_cqe(&q, 0x2900, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 12 * 256);
+    expect_ctl(NIC_REQ_RETIRED, &q, 8, 0);
+    expect_ctl_off(NIC_REQ_REWIND, &q, 8, 212, 0); /* from its first PSN: not the loaded state */
+    static uint8_t d[5 * 256];
+    fill(d, sizeof d, 54);
+    read_responses(&q, 212, d, sizeof d);
+    ack(&q, 217, ACK_SYN);
+    run(400);
+    memcpy(exp_mem + 0x73000, d, sizeof d);
+    expect_cqe(&q, 0x2901, NIC_WC_RDMA_READ, NIC_WC_SUCCESS, 5 * 256);
+    expect_ctl(NIC_REQ_RETIRED, &q, 9, 0);
+    expect_cqe(&q, 0x2902, NIC_WC_SEND, NIC_WC_SUCCESS, 100);
+    expect_ctl(NIC_REQ_RETIRED, &q, 10, 0);
+}
+
 int main(void) {
     edges = hls_edge_queue_new();
     static const struct { const char *name; void (*fn)(void); } sc[] = {
@@ -1229,6 +1456,10 @@ int main(void) {
         {"read_resumes_at_first_missing_response", sc_read_resume},
         {"rnr_nak_mid_message", sc_rnr_mid_message},
         {"random_traffic", sc_random},
+        {"migration_active_timer_frozen_rearmed", sc_mig_timer},
+        {"migration_passive_markers", sc_mig_passive},
+        {"migration_context_save_load", sc_mig_ctx},
+        {"migration_ring_rebuild", sc_mig_rebuild},
     };
     unsigned failed = 0, total = 0;
     for (int pass = 0; pass < 2; pass++) {

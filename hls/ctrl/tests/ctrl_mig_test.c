@@ -185,7 +185,7 @@ static void test_ctx_ctrl(void) {
     /* refusals: argument errors first, then the level */
     struct { bool wr; unsigned sect, num, word; uint8_t status, field; } bad[] = {
         {0, 0, 0, 0, NIC_CMD_EINVAL, NIC_CMD_F_SECT}, {0, 11, 0, 0, NIC_CMD_EINVAL, NIC_CMD_F_SECT},
-        {0, NIC_CTX_REQ_QP, 0, 0, NIC_CMD_EINVAL, NIC_CMD_F_SECT}, {1, NIC_CTX_DIRTY, NIC_CTX_CTRL_QP, 0, NIC_CMD_EINVAL, NIC_CMD_F_SECT},
+        {0, NIC_CTX_REQ_QP, 0, NIC_CTX_REQ_QP_WORDS, NIC_CMD_EINVAL, NIC_CMD_F_WORD}, {1, NIC_CTX_DIRTY, NIC_CTX_CTRL_QP, 0, NIC_CMD_EINVAL, NIC_CMD_F_SECT},
         {0, NIC_CTX_CTRL_QP, 0, 5, NIC_CMD_EINVAL, NIC_CMD_F_WORD}, {0, NIC_CTX_CTRL_CQ, 0, 1, NIC_CMD_EINVAL, NIC_CMD_F_WORD},
         {0, NIC_CTX_CTRL_MR, 0, 2, NIC_CMD_EINVAL, NIC_CMD_F_WORD}, {0, NIC_CTX_CQW_CQ, 0, 2, NIC_CMD_EINVAL, NIC_CMD_F_WORD},
         {0, NIC_CTX_CTRL_QP, 16, 0, NIC_CMD_EINVAL, NIC_CMD_F_NUM}, {0, NIC_CTX_CTRL_CQ, 16, 0, NIC_CMD_EINVAL, NIC_CMD_F_NUM},
@@ -266,7 +266,8 @@ static void test_ctx_forward(void) {
     struct { unsigned sect, num, out, src; } f[] = {
         {NIC_CTX_CQW_CQ, 5, O_CQW, SRC_CQW}, {NIC_CTX_FN, 0, O_RXD, SRC_RXD}, {NIC_CTX_COMP_QP, 7, O_COMP, SRC_COMP},
         {NIC_CTX_RESP_QP, 15, O_RESP, SRC_RESP}, {NIC_CTX_RESP_ATOM, 2, O_RESP, SRC_RESP},
-        {NIC_CTX_DIRTY, NIC_CTX_CQW_CQ, O_CQW, SRC_CQW},
+        {NIC_CTX_DIRTY, NIC_CTX_CQW_CQ, O_CQW, SRC_CQW}, {NIC_CTX_REQ_QP, 4, O_REQ, SRC_REQ},
+        {NIC_CTX_DIRTY, NIC_CTX_REQ_QP, O_REQ, SRC_REQ},
     };
     for (unsigned k = 0; k < sizeof f / sizeof f[0]; k++) {
         unsigned n0 = tb.nresp, c0 = total_cfg(), o0 = tb.ncfg[f[k].out], a0 = tb.nasync;
@@ -276,7 +277,7 @@ static void test_ctx_forward(void) {
         CHECK(total_cfg() == c0 + 1 && tb.ncfg[f[k].out] == o0 + 1 && m->kind == NIC_CFG_CTX && m->fn == 2 &&
               m->ctx_sect == f[k].sect && !m->ctx_write && m->ctx_word == 1 % ctx_words(f[k].sect),
               "case %u: message to the owner", k);
-        CHECK(f[k].sect == NIC_CTX_DIRTY ? m->key == NIC_CTX_CQW_CQ
+        CHECK(f[k].sect == NIC_CTX_DIRTY ? m->key == f[k].num
               : (m->qp == 2 * 16 + f[k].num && m->cq == 2 * 16 + f[k].num), "case %u: row %u", k, (unsigned)m->qp);
         /* served while waiting: an ordinary event; ignored: an answer from another block */
         raise_ev(SRC_CQW, (nic_event_t){.kind = NIC_EV_CQ_COMP, .cq = 9});
@@ -292,15 +293,32 @@ static void test_ctx_forward(void) {
     }
     /* a forwarded write carries the data; only while PASSIVE */
     CHECK(to_level(2, NIC_SUSPEND_PASSIVE), "passive");
-    unsigned o0 = tb.ncfg[O_RXD], n0 = tb.nresp;
-    hls_u128 d = ((hls_u128)0x0a000102 << 64) | 0x02000000abcdull;
-    issue(c_ctx(true, 2, NIC_CTX_FN, 0, 0, d));
+    unsigned o0 = tb.ncfg[O_COMP], n0 = tb.nresp;
+    hls_u128 d = (hls_u128)0x7 << 64 | 0x1234;
+    issue(c_ctx(true, 2, NIC_CTX_COMP_QP, 7, 0, d));
     CHECK(!answered(n0), "write answered before the owner");
-    const nic_cfg_t *m = &tb.cfg[O_RXD][o0 % LOGN];
-    CHECK(tb.ncfg[O_RXD] == o0 + 1 && m->ctx_write && m->ctx_data == d, "write message");
-    raise_ev(SRC_RXD, (nic_event_t){.kind = NIC_EV_CTX, .fn = 2, .data = d});
+    const nic_cfg_t *m = &tb.cfg[O_COMP][o0 % LOGN];
+    CHECK(tb.ncfg[O_COMP] == o0 + 1 && m->ctx_write && m->ctx_data == d, "write message");
+    raise_ev(SRC_COMP, (nic_event_t){.kind = NIC_EV_CTX, .fn = 2, .data = d});
     for (unsigned i = 0; i < 100 && tb.nresp == n0; i++) step();
     CHECK(tb.nresp == n0 + 1 && tb.resp.status == 0 && tb.resp.ctx_data == d, "write answer");
+    /* a write of the function's addresses is SET_FN's message to rx_dispatch, the requester
+     * and the responder (their copies are the source of every frame), answered by ctrl */
+    unsigned q0[N_OUT];
+    for (unsigned i = 0; i < N_OUT; i++) q0[i] = tb.ncfg[i];
+    n0 = tb.nresp;
+    d = (hls_u128)1 << NIC_CTX_FN_VALID | (hls_u128)0x0a000102 << NIC_CTX_FN_IP | 0x02000000abcdull;
+    issue(c_ctx(true, 2, NIC_CTX_FN, 0, 0, d));
+    for (unsigned i = 0; i < 100 && tb.nresp == n0; i++) step();
+    CHECK(tb.nresp == n0 + 1 && tb.resp.status == 0 && tb.resp.ctx_data == d, "FN write answered by ctrl");
+    for (unsigned i = 0; i < N_OUT; i++) {
+        bool fn_block = i == O_REQ || i == O_RESP || i == O_RXD;
+        const nic_cfg_t *f = &tb.cfg[i][(tb.ncfg[i] - 1) % LOGN];
+        CHECK(tb.ncfg[i] == q0[i] + fn_block, "output %u got %u messages for the FN write", i, tb.ncfg[i] - q0[i]);
+        if (fn_block)
+            CHECK(f->kind == NIC_CFG_FN && f->fn == 2 && f->mac == 0x02000000abcdull && f->ip == 0x0a000102 && f->valid,
+                  "output %u: FN message (kind %u mac %llx ip %x)", i, f->kind, (unsigned long long)f->mac, f->ip);
+    }
     tb_end();
 }
 

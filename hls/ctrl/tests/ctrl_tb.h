@@ -1,6 +1,6 @@
 /* ctrl_tb.h — the harness of ctrl's unit tests (ctrl_test.c, ctrl_mig_test.c): drives ctrl
  * cycle by cycle with a host issuing commands, five configuration consumers with random
- * (often slow) ready, five datapath event sources and an async sink, and records every
+ * (often slow) ready, six datapath event sources and an async sink, and records every
  * configuration message (exactly one copy per consumer, held stable while not taken). */
 #ifndef CTRL_TB_H
 #define CTRL_TB_H
@@ -18,7 +18,7 @@ typedef struct {
     prng_t r;
     unsigned ready_pct[N_OUT];
     nic_cmd_t cmd; bool cmd_v;
-    nic_event_t ev[N_SRC]; bool ev_v[N_SRC];   /* SRC_*: comp, resp, cqw, rxd, tx */
+    nic_event_t ev[N_SRC]; bool ev_v[N_SRC];   /* SRC_*: comp, resp, cqw, rxd, tx, req */
     nic_cfg_t cfg[N_OUT][LOGN]; unsigned ncfg[N_OUT];
     nic_cfg_t offered[N_OUT]; bool was_offered[N_OUT];
     unsigned unstable;                          /* cycles a cfg output changed while waiting */
@@ -46,6 +46,7 @@ static void step(void) {
     in.ev_cqw.valid = tb.ev_v[2]; in.ev_cqw.data = tb.ev[2];
     in.ev_rxd.valid = tb.ev_v[3]; in.ev_rxd.data = tb.ev[3];
     in.ev_tx.valid = tb.ev_v[4]; in.ev_tx.data = tb.ev[4];
+    in.ev_req.valid = tb.ev_v[5]; in.ev_req.data = tb.ev[5];
     bool rdy[N_OUT];
     for (unsigned i = 0; i < N_OUT; i++) rdy[i] = chance(tb.ready_pct[i]);
     in.cfg_req_ready = rdy[O_REQ]; in.cfg_resp_ready = rdy[O_RESP]; in.cfg_comp_ready = rdy[O_COMP];
@@ -61,6 +62,7 @@ static void step(void) {
     if (in.ev_cqw.valid && out.ev_cqw_ready) tb.ev_v[2] = false;
     if (in.ev_rxd.valid && out.ev_rxd_ready) tb.ev_v[3] = false;
     if (in.ev_tx.valid && out.ev_tx_ready) tb.ev_v[4] = false;
+    if (in.ev_req.valid && out.ev_req_ready) tb.ev_v[5] = false;
     const HLS_STREAM(nic_cfg_t) *o[N_OUT] = {(void *)&out.cfg_req, (void *)&out.cfg_resp, (void *)&out.cfg_comp,
                                              (void *)&out.cfg_cqw, (void *)&out.cfg_rxd};
     for (unsigned i = 0; i < N_OUT; i++) {

@@ -330,7 +330,7 @@ static void test_events(void) {
     tb.ev_v[0] = true;
     idle(40);
     CHECK(tb.nasync == a0 + 1 && total_cfg() == n0, "event of a destroyed QP not dropped");
-    /* five sources at once: served round-robin from the source after the last one served */
+    /* six sources at once: served round-robin from the source after the last one served */
     a0 = tb.nasync;
     unsigned first = tb.st.ev_rr;
     for (unsigned k = 0; k < N_SRC; k++) {
@@ -338,7 +338,7 @@ static void test_events(void) {
         tb.ev_v[k] = true;
     }
     idle(100);
-    CHECK(tb.nasync == a0 + N_SRC && total_cfg() == n0, "five events forwarded: %u", tb.nasync - a0);
+    CHECK(tb.nasync == a0 + N_SRC && total_cfg() == n0, "six events forwarded: %u", tb.nasync - a0);
     for (unsigned k = 0; k < N_SRC; k++)
         CHECK(tb.async[a0 + k].detail == (first + k) % N_SRC, "event %u from source %u, want %u", k,
               tb.async[a0 + k].detail, (first + k) % N_SRC);

@@ -95,7 +95,12 @@ typedef struct {
     uint8_t **blobs; uint32_t *blob_len; int nblobs;
     uint8_t cur_blob[4096]; uint32_t cur_len; int cur_beats;
     nic_wqe_rec_t recs[MAXR]; int nrecs;
-    nic_wqe_rec_t marks[8]; int nmarks;   /* SQD markers, kept apart from WQE records */
+    nic_wqe_rec_t marks[8]; int nmarks;   /* SQD and migration markers, kept apart from WQE records */
+    int mark_at[8];                       /* records before each marker */
+    roce_hdr_t txmarks[8]; int ntxmarks;  /* migration markers on tx_desc */
+    int txmark_at[8];                     /* packets before each */
+    nic_event_t evs[64]; int nevs;        /* context answers */
+    int dma_of[NIC_QPS];                  /* DMA reads issued per QP row */
     /* stream-rule memory: last cycle's outputs and whether they moved */
     requester_out prev;
     bool prev_desc_moved, prev_pay_moved, prev_rec_moved, prev_req_moved;
@@ -196,7 +201,10 @@ static bool out_eq(const requester_out *a, const requester_out *b) {
               a->req_ctl_ready == b->req_ctl_ready && a->dma_resp_ready == b->dma_resp_ready &&
               a->packets_sent == b->packets_sent && a->wqes_started == b->wqes_started &&
               a->dma_req.valid == b->dma_req.valid && a->tx_desc.valid == b->tx_desc.valid &&
-              a->tx_pay.valid == b->tx_pay.valid && a->wqe_rec.valid == b->wqe_rec.valid;
+              a->tx_pay.valid == b->tx_pay.valid && a->wqe_rec.valid == b->wqe_rec.valid &&
+              a->ev.valid == b->ev.valid;
+    if (a->ev.valid)
+        eq = eq && a->ev.data.kind == b->ev.data.kind && a->ev.data.fn == b->ev.data.fn && a->ev.data.data == b->ev.data.data;
     if (a->dma_req.valid)
         eq = eq && a->dma_req.data.write == b->dma_req.data.write && a->dma_req.data.tag == b->dma_req.data.tag &&
              a->dma_req.data.addr == b->dma_req.data.addr && a->dma_req.data.len == b->dma_req.data.len &&
@@ -307,6 +315,7 @@ static void step(tb_t *t) {
         in.tx_pay_ready = t->p_t - t->p_h < 4;
     }
     in.wqe_rec_ready = !prng_chance(&t->rng, t->p_rec);
+    in.ev_ready = !prng_chance(&t->rng, t->p_rec);
 
     requester_out out;
     memset(&out, 0, sizeof out);
@@ -380,25 +389,34 @@ static void step(tb_t *t) {
             t->cur_len = 0;
         }
     }
-    if (t->prev_desc_moved && t->npkts < MAXP) {
+    if (t->prev_req_moved) t->dma_of[out.dma_req.data.tag & (NIC_QPS - 1)]++;
+    if (out.ev.valid && in.ev_ready && t->nevs < 64) t->evs[t->nevs++] = out.ev.data;
+    if (t->prev_desc_moved && out.tx_desc.data.mig_mark) {
+        if (t->ntxmarks < 8) { t->txmark_at[t->ntxmarks] = t->npkts; t->txmarks[t->ntxmarks++] = out.tx_desc.data; }
+    } else if (t->prev_desc_moved && t->npkts < MAXP) {
         t->pkts[t->npkts++].h = out.tx_desc.data;
         tqp_t *q = qp_of_dest(t, (uint32_t)out.tx_desc.data.dest_qp);
         if (t->auto_retire && q && msg_end(out.tx_desc.data.opcode) && t->ctl_t - t->ctl_h < QCAP) {
-            t->retired[q->row]++;
+            uint16_t una = ++t->retired[q->row];
+            /* as the completer: RETIRED names the next WQE's first PSN (a migrated QP's
+             * ring is rebuilt from it) */
+            uint32_t una_psn = una < q->nw ? q->wqe[una].psn : q->psn;
             nic_req_ctl_t k = {.kind = NIC_REQ_RETIRED, .qp = (nic_qp_t)q->row,
-                               .wqe_index = t->retired[q->row]};
+                               .wqe_index = una, .psn = (hls_u24)(una_psn & 0xFFFFFF)};
             t->ctlq[t->ctl_t++ % QCAP] = k;
         }
     }
-    if (t->prev_rec_moved && out.wqe_rec.data.sqd_mark && t->nmarks < 8)
+    if (t->prev_rec_moved && out.wqe_rec.data.sqd_mark && t->nmarks < 8) {
+        t->mark_at[t->nmarks] = t->nrecs;
         t->marks[t->nmarks++] = out.wqe_rec.data;
+    }
     else if (t->prev_rec_moved && t->nrecs < MAXR) t->recs[t->nrecs++] = out.wqe_rec.data;
     if (t->wire) wire_step(t, &out);
     t->cycle++;
 }
 
 static bool tb_idle(const tb_t *t) {
-    return t->st.fsm == RQ_IDLE && t->st.has_work == 0 && t->cfg_h == t->cfg_t &&
+    return t->st.fsm == RQ_IDLE && (t->st.has_work & ~t->st.stopped) == 0 && t->st.tx_mark == 0 && t->cfg_h == t->cfg_t &&
            t->db_h == t->db_t && t->ctl_h == t->ctl_t;
 }
 
@@ -1292,6 +1310,270 @@ static void t_wire(void) {
     tb_free(t);
 }
 
+
+/* ------------------------------------------------------------------ migration */
+static void cfg_suspend(tb_t *t, unsigned fn, unsigned level) {
+    nic_cfg_t c = {0};
+    c.kind = NIC_CFG_SUSPEND; c.fn = (nic_fn_t)fn; c.level = (hls_uint(2))level;
+    push_cfg(t, c);
+}
+static void cfg_ctx(tb_t *t, const tqp_t *q, bool wr, unsigned sect, unsigned word, hls_u128 d) {
+    nic_cfg_t c = {0};
+    c.kind = NIC_CFG_CTX; c.fn = (nic_fn_t)q->fn; c.qp = (nic_qp_t)q->row; c.ctx_write = wr;
+    c.ctx_sect = (uint8_t)(wr || sect != NIC_CTX_DIRTY ? sect : NIC_CTX_DIRTY);
+    c.ctx_word = (uint8_t)word; c.ctx_data = d;
+    if (sect == NIC_CTX_DIRTY) c.key = NIC_CTX_REQ_QP;
+    push_cfg(t, c);
+}
+/* Steps until every cfg was taken and the block is back in IDLE with nothing owed. */
+static void settle(tb_t *t) {
+    for (int i = 0; i < 200000 && !failed && (t->cfg_h != t->cfg_t || t->ctl_h != t->ctl_t || t->st.fsm != RQ_IDLE ||
+                                               t->st.tx_mark != 0); i++)
+        step(t);
+}
+/* One context word, read through the cfg/ev ports. */
+static hls_u128 ctx_get(tb_t *t, const tqp_t *q, unsigned sect, unsigned word) {
+    int n0 = t->nevs;
+    cfg_ctx(t, q, false, sect, word, 0);
+    settle(t);
+    EXPECT(t->nevs == n0 + 1 && t->evs[n0].kind == NIC_EV_CTX && t->evs[n0].fn == (nic_fn_t)q->fn,
+           "context read: %d answers", t->nevs - n0);
+    return t->nevs > n0 ? t->evs[n0].data : 0;
+}
+static int pkts_of_after(tb_t *t, const tqp_t *q, int from) {
+    int n = 0;
+    for (int i = from; i < t->npkts; i++) n += t->pkts[i].h.dest_qp == q->dest;
+    return n;
+}
+
+/* ACTIVE in the middle of a 1 MiB WRITE: the function stops at a packet boundary with no DMA
+ * read outstanding and its transmit marker follows its last packet; another function goes on;
+ * RUN continues with the next PSN (check_qp: every packet exactly once, as the reference). */
+static void t_mig_active(void) {
+    tb_t *t = tb_new(61, 0.3);
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 1, 3, 5, 0xFFFFF0, true);
+    tqp_t *o = new_qp(t, 2, 4, 5, 0x100, true);
+    post(t, q, NIC_WR_WRITE_IMM, 1u << 20, NIC_WQE_SIGNALED);
+    post(t, o, NIC_WR_SEND, 4096 * 60, 0);
+    ring(t, q);
+    ring(t, o);
+    while (pkts_of_after(t, q, 0) < 40 && !failed && t->cycle < 400000) step(t);
+    cfg_suspend(t, 1, NIC_SUSPEND_ACTIVE);
+    while (t->cfg_h != t->cfg_t && t->cycle < 800000) step(t);
+    int at = t->npkts, dma_at = t->dma_of[q->row], o_at = pkts_of_after(t, o, 0);
+    for (int i = 0; i < 20000; i++) step(t);
+    EXPECT(pkts_of_after(t, q, at) == 0, "%d packets of the suspended function", pkts_of_after(t, q, at));
+    EXPECT(t->dma_of[q->row] == dma_at, "%d DMA reads of the suspended function", t->dma_of[q->row] - dma_at);
+    EXPECT(pkts_of_after(t, o, 0) > o_at, "the other function stopped too");
+    EXPECT(t->ntxmarks == 1 && t->txmarks[0].mig_mark == NIC_MARK_SRC_REQ && t->txmarks[0].mig_fn == 1 &&
+               t->txmarks[0].payload_len == 0, "%d transmit markers, want one of fn 1", t->ntxmarks);
+    for (int i = t->ntxmarks ? t->txmark_at[0] : 0; i < t->npkts; i++)
+        EXPECT(t->pkts[i].h.dest_qp != q->dest, "packet %d of fn 1 behind its marker", i);
+    req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    int sent = pkts_of_after(t, q, 0);
+    EXPECT(c.next_psn == ((0xFFFFF0u + (unsigned)sent) & 0xFFFFFF) && c.offset == 4096u * (unsigned)sent,
+           "saved position psn %u offset %u after %d packets", (unsigned)c.next_psn, c.offset, sent);
+    cfg_suspend(t, 1, NIC_SUSPEND_RUN);
+    EXPECT(run(t, 4000000), "did not go idle");
+    pair_payloads(t);
+    check_qp(t, q, "mig active");
+    check_qp(t, o, "mig active, other fn");
+    check_recs_all_sent(t, q, "mig active");
+    EXPECT(t->ntxmarks == 1, "RUN sent a marker");
+    report("migration ACTIVE mid 1 MiB WRITE: stops at a packet boundary, marker behind it, RUN resumes at the next PSN");
+    tb_free(t);
+}
+
+/* PASSIVE: the wqe_rec marker at once; req_ctl still applied (RETIRED moves una, REWIND the
+ * position, nothing sent) until the completer's marker; then the transmit marker. */
+static void t_mig_passive(void) {
+    tb_t *t = tb_new(62, 0.3);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 3, 1, 1, 0x10, true);
+    tqp_t *o = new_qp(t, 0, 2, 1, 0x20, true);
+    for (int i = 0; i < 6; i++) post(t, q, NIC_WR_SEND, 300, NIC_WQE_SIGNALED);
+    ring(t, q);
+    while (pkts_of_after(t, q, 0) < 8 && !failed && t->cycle < 100000) step(t);
+    cfg_suspend(t, 3, NIC_SUSPEND_ACTIVE);
+    settle(t);
+    int recs = t->nrecs, sent = pkts_of_after(t, q, 0);
+    cfg_suspend(t, 3, NIC_SUSPEND_PASSIVE);
+    settle(t);
+    EXPECT(t->nmarks == 1 && t->marks[0].sqd_mark == NIC_MIG_MARK && t->marks[0].qp == 3 * 16 &&
+               t->mark_at[0] == recs, "PASSIVE: %d wqe_rec markers", t->nmarks);
+    EXPECT(t->ntxmarks == 1, "PASSIVE: transmit marker before the completer's");
+    push_ctl(t, NIC_REQ_RETIRED, q->row, 2, q->wqe[2].psn);
+    push_ctl_off(t, NIC_REQ_REWIND, q->row, 2, q->wqe[2].psn + 1, 1);
+    post(t, o, NIC_WR_SEND, 100, 0);
+    ring(t, o);
+    EXPECT(run(t, 100000), "did not go idle");
+    req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(c.una == 2 && c.una_psn == q->wqe[2].psn && c.sq_head == 2 && c.offset == 256 &&
+               c.next_psn == q->wqe[2].psn + 1, "req_ctl while PASSIVE: una %u psn %u head %u off %u",
+           c.una, (unsigned)c.una_psn, c.sq_head, c.offset);
+    EXPECT(pkts_of_after(t, q, 0) == sent && pkts_of_after(t, o, 0) == 1, "sent while PASSIVE %d / other fn %d", pkts_of_after(t, q, 0) - sent, pkts_of_after(t, o, 0));
+    EXPECT(t->ntxmarks == 1 && t->nmarks == 1, "markers before the completer's");
+    push_ctl(t, NIC_REQ_MIG_MARK, 3 * 16, 0, 0);
+    settle(t);
+    EXPECT(t->ntxmarks == 2 && t->txmarks[1].mig_fn == 3 && t->nrecs == recs + 1, "after the completer's marker: %d tx markers",
+           t->ntxmarks);
+    cfg_suspend(t, 3, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, 3, NIC_SUSPEND_RUN);
+    EXPECT(run(t, 400000), "did not go idle after RUN");
+    EXPECT(pkts_of_after(t, q, 0) > sent && t->ntxmarks == 2, "RUN resumes, no marker");
+    report("migration PASSIVE: wqe_rec marker at once, req_ctl applied, transmit marker after the completer's");
+    tb_free(t);
+}
+
+/* Suspend q's function to PASSIVE (the completer's marker answered) and read its two words. */
+static void mig_save(tb_t *t, const tqp_t *q, hls_u128 *w0, hls_u128 *w1) {
+    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, q->fn, NIC_SUSPEND_PASSIVE);
+    push_ctl(t, NIC_REQ_MIG_MARK, (int)q->fn * 16, 0, 0);
+    settle(t);
+    *w0 = ctx_get(t, q, NIC_CTX_REQ_QP, 0);
+    *w1 = ctx_get(t, q, NIC_CTX_REQ_QP, 1);
+}
+/* A fresh block (memories and registers zero, host memory with the SQ kept), q's function
+ * PASSIVE, q loaded with NIC_CFG_QP_ATTR and the two words; nothing may move before RUN. */
+static void mig_load(tb_t *t, tqp_t *q, hls_u128 w0, hls_u128 w1) {
+    memset(&t->st, 0, sizeof t->st);
+#ifdef RQ_RTL
+    requester_rtl_free(t->rtl);
+    t->rtl = requester_rtl_new();
+#endif
+    setup_fns(t);
+    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, q->fn, NIC_SUSPEND_PASSIVE);
+    push_ctl(t, NIC_REQ_MIG_MARK, (int)q->fn * 16, 0, 0);
+    cfg_state(t, q, NIC_QPS_RTS, NIC_QPS_RTS, 0);
+    t->cfgq[(t->cfg_t - 1) % QCAP].kind = NIC_CFG_QP_ATTR;
+    cfg_ctx(t, q, true, NIC_CTX_REQ_QP, 1, w1);  /* either order: each write rederives the rest */
+    cfg_ctx(t, q, true, NIC_CTX_REQ_QP, 0, w0);
+    settle(t);
+}
+static void mig_run(tb_t *t, const tqp_t *q) {
+    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, q->fn, NIC_SUSPEND_RUN);
+}
+
+/* Save a QP mid-message through the context port, load it into a fresh block with
+ * NIC_CFG_QP_ATTR + context writes, RUN: the packets continue exactly where they stopped;
+ * dirty bits are set by writes and cleared by their read. */
+static void t_mig_ctx(void) {
+    tb_t *t = tb_new(63, 0.3);
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 2, 7, 3, 0xFFFFFC, true);
+    post(t, q, NIC_WR_SEND, 1024, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_WRITE, 1024 * 40 + 9, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_SEND_IMM, 3000, NIC_WQE_SIGNALED);
+    ring(t, q);
+    while (pkts_of_after(t, q, 0) < 12 && !failed && t->cycle < 100000) step(t);
+    cfg_suspend(t, 2, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, 2, NIC_SUSPEND_PASSIVE);
+    push_ctl(t, NIC_REQ_MIG_MARK, 2 * 16, 0, 0);
+    settle(t);
+    req_ctx_t src = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(ctx_get(t, q, NIC_CTX_DIRTY, 0) == (hls_u128)1 << 7, "dirty: slot 7 of fn 2");
+    EXPECT(ctx_get(t, q, NIC_CTX_DIRTY, 0) == 0, "dirty: cleared by the read");
+    hls_u128 w0 = ctx_get(t, q, NIC_CTX_REQ_QP, 0), w1 = ctx_get(t, q, NIC_CTX_REQ_QP, 1);
+    EXPECT((uint16_t)(w0 >> NIC_CTX_REQ_SQ_HEAD) == src.sq_head && (uint16_t)(w0 >> NIC_CTX_REQ_UNA) == src.una &&
+               (uint32_t)(w0 >> NIC_CTX_REQ_NEXT_PSN) % (1u << 24) == src.next_psn &&
+               (uint32_t)(w1 >> (NIC_CTX_REQ_OFFSET - 128)) == src.offset && src.offset != 0,
+           "image words: head %u una %u psn %u offset %u", src.sq_head, src.una, (unsigned)src.next_psn, src.offset);
+    EXPECT(ctx_get(t, q, NIC_CTX_DIRTY, 0) == 0, "a context read dirtied the row");
+    int sent = t->npkts;
+    mig_load(t, q, w0, w1);
+    req_ctx_t dst = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(ctx_get(t, q, NIC_CTX_REQ_QP, 0) == w0 && ctx_get(t, q, NIC_CTX_REQ_QP, 1) == w1, "loaded words read back");
+    EXPECT(dst.next_psn == src.next_psn && dst.offset == src.offset && dst.sq_head == src.sq_head &&
+               dst.sq_tail == src.sq_tail && dst.state == NIC_QPS_RTS && dst.pmtu == 3 && dst.qpn == q->qpn,
+           "loaded row differs");
+    EXPECT(ctx_get(t, q, NIC_CTX_DIRTY, 0) == (hls_u128)1 << 7, "dirty after the load");
+    EXPECT(t->npkts == sent, "sent before RUN");
+    mig_run(t, q);
+    EXPECT(run(t, 1000000), "did not go idle");
+    pair_payloads(t);
+    check_qp(t, q, "mig ctx");
+    report("migration context port: save mid-message, load into a fresh block, RUN continues; dirty bits");
+    tb_free(t);
+}
+
+/* Ring rebuild: 3 outstanding WQEs (a 7-packet WRITE, a 5-response READ, a 3-packet SEND
+ * one packet in; nothing retired) and one not started, PSNs across the 2^24 wrap. Saved,
+ * loaded into a fresh block: after RUN its first records equal the source's field by field
+ * (PSNs from una_psn), nothing is resent, the SEND continues at the saved PSN, then the
+ * fourth WQE starts. A second load whose next PSN disagrees with the WQEs: no packet, an
+ * event QP_ERR, the WQEs from the one that disagrees on flushed (none lost). */
+static void t_mig_rebuild(void) {
+    tb_t *t = tb_new(64, 0.3);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 1, 5, 1, 0xFFFFFA, true);
+    post(t, q, NIC_WR_WRITE, 256 * 6 + 10, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_READ, 256 * 5, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_SEND, 700, 0);
+    post(t, q, NIC_WR_SEND_IMM, 300, NIC_WQE_SIGNALED);
+    ring(t, q);
+    while (pkts_of_after(t, q, 0) < 9 && !failed && t->cycle < 100000) step(t);
+    hls_u128 w0, w1;
+    mig_save(t, q, &w0, &w1);
+    req_ctx_t src = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(src.una == 0 && src.sq_hi == 3 && src.sq_head == 2 && src.offset != 0,
+           "source: una %u hi %u head %u offset %u, want 0 3 2 >0", src.una, src.sq_hi, src.sq_head, src.offset);
+    nic_wqe_rec_t before[8];
+    int nsrc = recs_of(t, q, before, 8), sent = t->npkts;
+    EXPECT(nsrc == 3, "source: %d records", nsrc);
+    mig_load(t, q, w0, w1);
+    EXPECT(t->nrecs == nsrc && t->npkts == sent, "records or packets before RUN");
+    mig_run(t, q);
+    EXPECT(run(t, 1000000), "did not go idle");
+    nic_wqe_rec_t got[16];
+    int n = recs_of(t, q, got, 16);
+    EXPECT(n == nsrc + 3 + 1, "%d records after the load, want the 3 rebuilt and 1 new", n - nsrc);
+    for (int i = 0; i < 3 && n >= nsrc + 3 && !failed; i++)
+        EXPECT(rec_eq(&got[nsrc + i], &before[i]), "rebuilt record %d (idx %u psn %u..%u) differs from the source's "
+               "(idx %u psn %u..%u)", i, got[nsrc + i].wqe_index, (unsigned)got[nsrc + i].first_psn,
+               (unsigned)got[nsrc + i].last_psn, before[i].wqe_index, (unsigned)before[i].first_psn,
+               (unsigned)before[i].last_psn);
+    if (n == nsrc + 4) check_rec(&got[nsrc + 3], ref_rec(q, 3, false, 0), q, 3, "rebuild: the new WQE");
+    EXPECT(t->npkts > sent && t->pkts[sent].h.psn == src.next_psn, "first packet after RUN at psn %u, saved %u",
+           t->npkts > sent ? (unsigned)t->pkts[sent].h.psn : 0u, (unsigned)src.next_psn);
+    EXPECT(t->st.wqes_started == 1, "wqes_started %u after the load: rebuilt records count as starts",
+           (unsigned)t->st.wqes_started);
+    pair_payloads(t);
+    check_qp(t, q, "rebuild");
+    report("migration ring rebuild: records of WQEs una..hi-1 equal the source's, sending continues at the saved PSN");
+
+    /* the same image with next_psn one too far: the QP is broken, nothing is sent */
+    hls_u128 psn_field = (hls_u128)0xFFFFFF << NIC_CTX_REQ_NEXT_PSN;
+    hls_u128 bad0 = (w0 & ~psn_field) | ((hls_u128)((src.next_psn + 1) & 0xFFFFFF) << NIC_CTX_REQ_NEXT_PSN);
+    int r0 = t->nrecs, p0 = t->npkts;
+    mig_load(t, q, bad0, w1);
+    int e1 = t->nevs;
+    mig_run(t, q);
+    EXPECT(run(t, 1000000), "broken: did not go idle");
+    EXPECT(t->npkts == p0, "broken: %d packets sent", t->npkts - p0);
+    int nerr = 0;
+    for (int i = e1; i < t->nevs; i++)
+        nerr += t->evs[i].kind == NIC_EV_QP_ERR && t->evs[i].qp == (nic_qp_t)q->row;
+    EXPECT(nerr == 1 && t->nevs == e1 + 1, "broken: %d QP_ERR events of %d", nerr, t->nevs - e1);
+    n = 0;
+    for (int i = r0; i < t->nrecs; i++) {
+        if (t->recs[i].qp != (nic_qp_t)q->row) continue;
+        bool want_flush = n >= 2;            /* WQEs 0, 1 agree; the SEND at sq_head does not */
+        EXPECT(t->recs[i].wqe_index == n && t->recs[i].flush == want_flush,
+               "broken: record %d idx %u flush %d", n, t->recs[i].wqe_index, t->recs[i].flush);
+        if (!want_flush) EXPECT(rec_eq(&t->recs[i], &before[n]), "broken: record %d differs from the source's", n);
+        n++;
+    }
+    EXPECT(n == 4, "broken: %d records, want 2 rebuilt and 2 flushed", n);
+    report("migration ring rebuild: a saved PSN the WQEs disagree with raises QP_ERR, sends nothing, flushes the rest");
+    tb_free(t);
+}
+
 int main(void) {
     refbuf = calloc(MAXP, sizeof *refbuf);
     capbuf = calloc(MAXP, sizeof *capbuf);
@@ -1312,6 +1594,10 @@ int main(void) {
     t_bad_wqe();
     t_states();
     t_wire();
+    t_mig_active();
+    t_mig_passive();
+    t_mig_ctx();
+    t_mig_rebuild();
     free(refbuf);
     free(capbuf);
     return nfail ? 1 : 0;

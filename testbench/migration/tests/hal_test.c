@@ -219,6 +219,20 @@ int main(int argc, char **argv) {
            (unsigned long long)nic_tb_frames_received(tb, A2));
     check(sw_ok, "announce", "B's frame to A's MAC reaches A, is dropped once A is removed, reaches A' after its gratuitous ARP");
 
+    /* a wire full of B's 1500-byte frames (to A', which ignores their ethertype; each takes
+     * B's port 24 cycles, longer than the announce's row read): the announce waits for a
+     * free slot instead of failing */
+    static uint8_t big[1500];
+    memcpy(big, f, sizeof f);
+    unsigned filled = 0;
+    while (filled < 100000 && nic_tb_send_frame(tb, B, big, sizeof big) == WIRE_OK) filled++;
+    bool full = nic_tb_send_frame(tb, B, big, sizeof big) == WIRE_ERR_POOL_FULL;
+    uint64_t t_full = nic_tb_now(tb);
+    bool full_ok = full && hal2.ops->announce(hal2.hw, FN) == MIG_OK && h2.announces == 2;
+    check(full_ok, "announce on a full wire", "%u frames filled the wire; the announce waited %llu cycles for a slot",
+          filled, (unsigned long long)(nic_tb_now(tb) - t_full));
+    nic_tb_run(tb, 20000);
+
     /* the VM's memory and driver state move */
     hostmem_guard_fill(nic_tb_mem(tb, A), 0x300000, 4096, 99);
     hostmem_write(nic_tb_mem(tb, A), 0x300100, "payload", 7);

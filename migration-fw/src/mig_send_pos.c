@@ -1,0 +1,60 @@
+/* mig_send_pos.c — see mig_send_pos.h. */
+#include "mig_send_pos.h"
+
+#include "mig_layout.h"
+#include "mig_record.h"
+
+/* nic_if.h's send WQE (docs/nic-host-interface.md): 64 bytes, opcode at 8, length at 24 */
+enum { WQE_BYTES = 64, WQE_OPCODE = 8, WQE_LENGTH = 24 };
+enum { WR_READ = 4, WR_CAS = 5, WR_FAA = 6 };   /* NIC_WR_* */
+enum { OUTSTANDING_MAX = 16 };                   /* NIC_OUTSTANDING: rd_mask has a bit each */
+
+/* PSNs a WQE takes (docs/requester.md "PSN"): one per packet, a READ one per response
+ * packet, an atomic one, a zero-length message one */
+static uint32_t wqe_psns(uint8_t opcode, uint32_t length, unsigned mtu_shift)
+{
+    if (opcode == WR_CAS || opcode == WR_FAA) return 1;
+    uint32_t n = (uint32_t)(((uint64_t)length + (1u << mtu_shift) - 1) >> mtu_shift);
+    return n ? n : 1;
+}
+
+int mig_send_position(const struct mig_hal *hal, mig_row_t row, struct mig_resp *resp)
+{
+    uint16_t una = (uint16_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_UNA);
+    uint16_t hi = (uint16_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_SQ_HI);
+    uint32_t next_psn = (uint32_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_NEXT_PSN);
+    uint64_t qpn = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_QPN);
+    if (una == hi) return MIG_OK;
+    if ((uint16_t)(hi - una) > OUTSTANDING_MAX)
+        return mig_fail(resp, MIG_E_FIT, MIG_R_SEND_POSITION, qpn, next_psn);
+    bool flushing = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_FLUSHING) != 0;
+    unsigned shift = mig_mtu_shift(row);
+    uint64_t base = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_SQ_BASE);
+    uint16_t ring_mask = (uint16_t)((1u << mig_row_field(MIG_TABLE_QP, row, MIG_QPF_SQ_LOG)) - 1);
+    uint32_t psn = (uint32_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_UNA_PSN);
+    uint16_t head = hi, rd_mask = 0;
+    uint32_t offset = 0;
+    bool found = flushing;      /* a flushing QP sends nothing more: head = sq_hi, offset 0 */
+    for (uint16_t i = una; i != hi; i++) {
+        uint8_t wqe[WQE_BYTES];
+        int rc = mig_hal_host_read(hal, base + (uint64_t)(i & ring_mask) * WQE_BYTES, wqe, WQE_BYTES);
+        if (rc != MIG_OK) return mig_hal_fail(resp, rc, MIG_HAL_OP_HOST_READ);
+        uint8_t op = wqe[WQE_OPCODE];
+        uint32_t len = (uint32_t)wqe[WQE_LENGTH] | (uint32_t)wqe[WQE_LENGTH + 1] << 8 |
+                       (uint32_t)wqe[WQE_LENGTH + 2] << 16 | (uint32_t)wqe[WQE_LENGTH + 3] << 24;
+        uint32_t n = wqe_psns(op, len, shift);
+        if (op == WR_READ || op == WR_CAS || op == WR_FAA) rd_mask |= (uint16_t)(1u << (i % OUTSTANDING_MAX));
+        uint32_t into = (next_psn - psn) & 0xffffff;    /* PSNs of WQE i before next_psn */
+        if (!found && into < n) {
+            head = i;
+            offset = (uint32_t)((uint64_t)into << shift);
+            found = true;
+        }
+        psn = (psn + n) & 0xffffff;
+    }
+    if (!found && psn != next_psn) return mig_fail(resp, MIG_E_FIT, MIG_R_SEND_POSITION, qpn, next_psn);
+    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_SQ_HEAD, 16, head);
+    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_OFFSET, 32, offset);
+    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_RD_MASK, 16, rd_mask);
+    return MIG_OK;
+}
