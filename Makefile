@@ -3,11 +3,12 @@
 #
 #   make deps    install the build/test packages (Debian 12, apt only)
 #   make test    build everything and run every test suite (scripts/run-tests); THE test command
+#   make test-long   the sweeps too long for `make test` (500 migration seeds; docs/migration.md)
 #   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report
 #   make bench   the NIC's performance and size table (docs/bench.md); QUICK=1: small sizes
 #   make clean   remove everything generated
 
-.PHONY: all deps test demo bench clean
+.PHONY: all deps test test-long demo bench clean
 # The targets here share rtl-gen/build: run them one after another even under -j
 # (sub-makes still run their own jobs in parallel).
 .NOTPARALLEL:
@@ -19,6 +20,9 @@ deps:
 
 test: deps
 	@scripts/run-tests
+
+test-long: deps
+	@testbench/migration/tests/long
 
 demo: deps
 	@scripts/demo

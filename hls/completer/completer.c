@@ -205,6 +205,7 @@ HLS_INLINE void start_event(completer_state *st, unsigned op, nic_qp_t qp) {
     st->act = ACT_NONE;
     st->progress = 0;
     st->partial = 0;
+    st->advanced = 0;
     st->retired = 0;
     st->beats_left = 0;
     st->wr_off = 0;
@@ -483,6 +484,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         } else {
             /* what the responder has of the head: a resend starts behind it */
             uint32_t has = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT ? peer_has(st, &h) : 0;
+            st->advanced = has > st->c.head_done;
             if (has > st->c.head_done) st->c.head_done = has;
             st->partial = v == V_PARTIAL;
             st->act = v == V_RETRY ? ACT_RETRY : v == V_RNR ? ACT_RNR : v == V_FATAL ? ACT_FAIL
@@ -553,7 +555,11 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             reset_retries(&c);
             restart_timer(&c, now);
         } else if (st->partial && !c.rnr_wait) {
-            restart_timer(&c, now); /* not a retired message: the retry counts stay */
+            /* an ACK inside the message that moves it forward resets the retry counts as a
+             * retired message does (rxe check_ack resets them on every in-sequence ACK):
+             * a 1 MiB message on a lossy wire is not one retry per lost packet from failing */
+            if (st->advanced) reset_retries(&c);
+            restart_timer(&c, now);
         }
         bool counted = st->progress || st->partial || st->act != ACT_NONE;
         if (st->op == OP_PKT) {

@@ -123,7 +123,8 @@ typedef struct {
     uint16_t beats_left;    /* payload beats of the packet not yet consumed */
     uint16_t wr_off;        /* payload bytes already written */
     bool progress;          /* the packet moved the QP forward */
-    bool partial;           /* an ACK inside the oldest SEND/WRITE: restarts the ACK timer only */
+    bool partial;           /* an ACK inside the oldest SEND/WRITE: restarts the ACK timer */
+    bool advanced;          /* ... and it acknowledged packets not acknowledged before */
     bool retired;           /* ... and retired at least one WQE */
     uint16_t next_idx;      /* SQ index after the last retired WQE */
     uint32_t next_psn;      /* first PSN of the WQE after the last retired one (RETIRED) */

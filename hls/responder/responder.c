@@ -388,14 +388,26 @@ HLS_INLINE void check_packet(responder_state *st) {
         st->dropped = st->dropped + 1;
     } else if (duplicate && is_read) {
         /* 9.7.5.1.3 (rxe duplicate_request): the requester retries from its first missing
-         * response; the retry replaces whatever READ work is queued (go-back-N resends the
-         * later READs too) and is answered from its PSN, FIRST/ONLY first */
-        if (key_ok && reth_ok) {
+         * response and answers are sent from the retried PSN, FIRST/ONLY first. A retry at
+         * or before the queued READ work starts a new go-back-N round and replaces it; a
+         * retry behind all of it is that round's next READ and queues behind (replacing
+         * there cut each round's answer to the packets sent before the next retried READ
+         * arrived: two packets of a 1 MiB READ per round, testbench/migration seed 9) */
+        unsigned t = (r.head + r.count - 1) & (RSP_RD_SLOTS - 1);
+        unsigned sh = mtu_shift(c.pmtu);
+        uint32_t tail_pkts = r.len[t] == 0 ? 1
+                           : (uint32_t)(((uint64_t)r.len[t] + ((uint64_t)1 << sh) - 1) >> sh);
+        hls_u24 past_tail = h->psn - (hls_u24)(r.psn[t] + tail_pkts);
+        bool behind = r.count != 0 && past_tail < 0x800000;
+        if (!key_ok || !reth_ok || (behind && r.count >= RSP_RD_SLOTS)) {
+            st->dropped = st->dropped + 1; /* no room: the requester's next round asks again */
+        } else if (behind) {
+            put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, c.msn);
+            st->rq.count = (uint8_t)(r.count + 1);
+        } else {
             st->rq.count = 1;
             st->rq.started = 0;
             put_read(st, r.head & (RSP_RD_SLOTS - 1), h->psn, c.msn);
-        } else {
-            st->dropped = st->dropped + 1;
         }
     } else if (rd_busy && !(is_read && dpsn == 0)) {
         park = true;

@@ -61,6 +61,7 @@ void mig_scen_opts_default(mig_scen_opts_t *o) {
     o->qps = 4;
     o->ops = 12;
     o->max_len = 64u << 10;
+    o->max_cycles = 1500000;
 }
 
 /* one firmware command; false (and a FAIL naming it) unless it answered `want` */
@@ -308,7 +309,7 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     m->o = o;
     m->name = name;
     scen_opts_t so = {.mode = o->mode, .iface = o->iface, .seed = o->seed, .pcap = o->pcap_dir ? sent : NULL,
-                      .arena = 16u << 20, .nics = 3, .max_cycles = 1500000, .tick = tick, .tick_arg = m, .verbose = o->verbose};
+                      .arena = 16u << 20, .nics = 3, .max_cycles = o->max_cycles, .tick = tick, .tick_arg = m, .verbose = o->verbose};
     if (o->lossy) { so.wire.p_loss = 0.003; so.wire.p_dup = 0.003; so.wire.p_reorder = 0.01; }
     if (o->pcap_dir) so.wire.pcap_delivered = deliv;
     m->s = scen_new(&so);
@@ -319,6 +320,14 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     scen_qp_opts_default(&qo);
     qo.sq_log = 8;
     qo.rq_log = 8;
+    /* DA3: both sides' QPs time out in backoff mode, a first timeout of 2^7 x 1024 cycles
+     * (above the round trip of a loaded link: 2^4 fired on queueing delay alone) doubling up to
+     * 2^14 x 1024, so packets the suspended function dropped are resent soon and the downtime
+     * never exhausts a retry count. A fixed timeout long enough never to fire without loss
+     * (the scenarios' 2^12 x 1024) left both sides waiting past the run's end after a move */
+    qo.backoff = true;
+    qo.backoff_first = 7;
+    qo.backoff_cap = 14;
     for (unsigned q = 0; q < o->qps && m->failures == 0; q++) {
         qo.pmtu = 1 + (unsigned)prng_below(g, 5);
         int e = scen_pair(m->s, FN, 0x100 + q, 0x200 + q, &qo);

@@ -50,6 +50,7 @@ typedef struct {
     unsigned qps;             /* QP pairs (1..8) */
     unsigned ops;             /* work requests per QP side */
     uint32_t max_len;         /* largest message */
+    uint64_t max_cycles;      /* the run fails when its work is not done by then */
     bool lossy;               /* loss, reordering, duplication on the wire */
     enum mig_fault fault;
     enum mig_phase abort_phase;

@@ -2,7 +2,8 @@
  *
  *   mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds FIRST-LAST] [--pcap-dir DIR]
  *            [--fault migrate|abort|corrupt|truncated|tag|not-empty|collide|hw-refuses] [--phase N]
- *            [--qps N] [--ops N] [--max-len BYTES] [--lossy] [--unserved MASK] [--verbose]
+ *            [--qps N] [--ops N] [--max-len BYTES] [--max-cycles N] [--lossy] [--unserved MASK]
+ *            [--verbose]
  *
  * Every seed of the range is one run; odd seeds run on a lossy wire when --lossy is given.
  * Prints PASS/FAIL lines and "mig_scen: N runs, N failed"; exit 0 when every run passed. */
@@ -14,7 +15,7 @@
 
 static int usage(const char *why) {
     fprintf(stderr, "mig_scen: %s\nusage: mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds A-B] [--pcap-dir DIR] "
-                    "[--fault NAME] [--phase N] [--qps N] [--ops N] [--max-len B] [--lossy] [--unserved MASK] [--verbose]\n", why);
+                    "[--fault NAME] [--phase N] [--qps N] [--ops N] [--max-len B] [--max-cycles N] [--lossy] [--unserved MASK] [--verbose]\n", why);
     return 2;
 }
 
@@ -48,6 +49,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(v, "--qps") && more) o.qps = (unsigned)atoi(argv[++i]);
         else if (!strcmp(v, "--ops") && more) o.ops = (unsigned)atoi(argv[++i]);
         else if (!strcmp(v, "--max-len") && more) o.max_len = (uint32_t)strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(v, "--max-cycles") && more) o.max_cycles = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(v, "--lossy")) lossy = true;
         else if (!strcmp(v, "--unserved") && more) o.unserved = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(v, "--verbose")) o.verbose = true;
@@ -55,6 +57,7 @@ int main(int argc, char **argv) {
     }
     if (!o.iface) return usage("--iface missing");
     if (o.qps < 1 || o.qps > 8) return usage("--qps must be 1..8");
+    if (o.max_cycles == 0) return usage("--max-cycles must be above 0");
     unsigned runs = 0, failed = 0;
     for (uint64_t seed = first; seed <= last; seed++) {
         o.seed = seed;

@@ -976,6 +976,30 @@ static void sc_mid_message_ack(void) {
     expect_u32("timeouts", st.timeouts, 1);
 }
 
+/* An ACK inside the message that moves it forward resets the retry count, as retiring a
+ * message does (rxe check_ack): with retry_cnt 1, a timeout, progress, and a second timeout
+ * is a second resend, not RETRY_EXC_ERR (a 1 MiB message on a lossy wire needs this). */
+static void sc_mid_message_progress(void) {
+    qp_t q = qp_std(0, 0x001717, 1);
+    q.timeout = 1;                              /* 2048 cycles */
+    q.retry_cnt = 1;
+    bring_up(&q);
+    rec(&q, 0, 100, 111, NIC_WR_WRITE, 1, 0x1700, 0, 12 * 256, 0);
+    run(40);
+    uint64_t t = cycle;
+    ack(&q, 103, ACK_SYN);
+    expect_timeout_rewind("first resend", &q, t, 2048, 0, 104, 4);
+    t = cycle;
+    ack(&q, 107, ACK_SYN);
+    expect_timeout_rewind("second resend after progress", &q, t, 2048, 0, 108, 8);
+    ack(&q, 111, ACK_SYN);
+    run(80);
+    expect_cqe(&q, 0x1700, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 12 * 256);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
+    expect_u32("timeouts", st.timeouts, 2);
+    expect_u32("retries", st.retries, 2);
+}
+
 /* NAKs for the packets sent before the requester learnt of the RNR (the responder's
  * sequence-error NAK for 401, a duplicated RNR NAK) are echoes: one RNR retry for the burst (rnr_retry 1 survives it), one resend after the wait (scenario
  * rnr-wait). */
@@ -1449,6 +1473,7 @@ int main(void) {
         {"wqe_rec_while_req_ctl_blocked", sc_wqe_rec_while_req_ctl_blocked},
         {"ack_with_its_record_same_cycle", sc_ack_with_its_record},
         {"mid_message_ack_restarts_timer", sc_mid_message_ack},
+        {"mid_message_progress_resets_retries", sc_mid_message_progress},
         {"rnr_nak_echoes_one_retry", sc_rnr_echoes},
         {"duplicate_nak_one_resend", sc_duplicate_nak},
         {"timeout_resend_then_implied_loss", sc_timeout_then_implied_loss},

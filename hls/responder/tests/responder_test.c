@@ -576,6 +576,27 @@ static void t_duplicate_mid_read(void) {
     tb_end();
 }
 
+static void t_duplicate_read_round(void) {
+    tb_begin("a go-back-N round of duplicate READs: each queues behind the one before, none cut short");
+    reset_qp(1, ACC_ALL, 0xC80);
+    uint32_t psn = model_epsn;
+    push_pkt(read_req(psn, READ_VA, 4096), NULL);
+    expect_read(READ_VA, 4096, psn, 256, ++model_msn);
+    push_pkt(read_req(psn + 16, READ_VA + 8192, 256), NULL);
+    expect_read(READ_VA + 8192, 256, psn + 16, 256, ++model_msn);
+    CHECK(run_idle(), "not idle");
+    /* the answers were lost from the 4th packet on: the requester retries the first READ from
+     * its first missing response and then the second, back to back */
+    push_pkt(read_req(psn + 3, READ_VA + 768, 4096 - 768), NULL);
+    push_pkt(read_req(psn + 16, READ_VA + 8192, 256), NULL);
+    expect_read(READ_VA + 768, 4096 - 768, psn + 3, 256, model_msn);
+    expect_read(READ_VA + 8192, 256, psn + 16, 256, model_msn);
+    settle();
+    CHECK(row().epsn == psn + 17 && row().msn == model_msn, "epsn %x msn %u", row().epsn, row().msn);
+    model_epsn = psn + 17;
+    tb_end();
+}
+
 /* A second QP, row ROW + 1, same function, PD and MRs. */
 #define QPN_B (QPN + 1)
 #define DEST_QPN_B (DEST_QPN + 1)
@@ -702,6 +723,7 @@ int main(int argc, char **argv) {
     t_queued_reads();
     t_excess_reads();
     t_duplicate_mid_read();
+    t_duplicate_read_round();
     t_interleave();
     t_quiesce_read();
     t_quiesce_flush();
