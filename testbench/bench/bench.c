@@ -16,10 +16,10 @@
  *
  * Plain C testbench code, not HLS-C. */
 #include "bench_env.h"
+#include "bench_rows.h"
 #include "../lib/prng.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,50 +33,11 @@ void nic(const void *in, void *out, void *state);
 static nic_tb_model_t model;
 static bench_cfg_t base_cfg;
 static bool quick, use_rtl = true;
-static int check_failures;
 static const char *only;          /* --only: one group of figures */
 static uint32_t opt_size;         /* --size / --count: the bulk WRITE workload */
 static unsigned opt_count;
 static unsigned opt_per_qp, opt_qps; /* --per-qp / --qps: the small-WRITE workload */
 static bool want(const char *group) { return !only || !strcmp(only, group); }
-
-/* ---- output rows ------------------------------------------------------------------------- */
-static void row(const char *sec, const char *metric, const char *unit, const char *how, const char *fmt, ...) {
-    char v[128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v, sizeof v, fmt, ap);
-    va_end(ap);
-    printf("%s\t%s\t%s\t%s\t%s\n", sec, metric, v, unit, how);
-    fflush(stdout);
-}
-static void check(const char *name, bool ok, const char *fmt, ...) {
-    char why[512] = "";
-    if (!ok) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, sizeof why, fmt, ap);
-        va_end(ap);
-        check_failures++;
-    }
-    printf("check\t%s\t%s%s\t\t\n", name, ok ? "ok" : "FAIL: ", why);
-    fflush(stdout);
-}
-
-/* A finding: NIC behaviour the bench observed that looks wrong (a lossless run that
- * retransmits, corrupted data under some host timing): shown in the table, not a bench
- * failure, since the bench measured correctly. Value "ok" or "PROBLEM: what". */
-static void finding(const char *name, bool ok, const char *fmt, ...) {
-    char why[512] = "";
-    if (!ok) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, sizeof why, fmt, ap);
-        va_end(ap);
-    }
-    printf("finding\t%s\t%s%s\t\t\n", name, ok ? "ok" : "PROBLEM: ", why);
-    fflush(stdout);
-}
 
 static double wall(void) {
     struct timespec t;
@@ -193,16 +154,16 @@ static bulk_t bulk_write(nic_tb_mode_t mode, unsigned pmtu, uint32_t size, unsig
 static void bulk_checks(const char *name, const bulk_t *r, unsigned count, bool lossless) {
     char n[128];
     snprintf(n, sizeof n, "%s: every WRITE completed successfully", name);
-    check(n, r->ok && r->cqes == count && !r->cqe_errors, "%" PRIu64 " CQEs of %u, %" PRIu64 " with an error status%s",
+    bench_check(n, r->ok && r->cqes == count && !r->cqe_errors, "%" PRIu64 " CQEs of %u, %" PRIu64 " with an error status%s",
           r->cqes, count, r->cqe_errors, r->ok ? "" : " (timed out)");
     snprintf(n, sizeof n, "%s: bytes delivered = bytes posted", name);
-    check(n, r->bytes_delivered == r->bytes_posted, "%" PRIu64 " of %" PRIu64 " bytes right in B's memory",
+    bench_check(n, r->bytes_delivered == r->bytes_posted, "%" PRIu64 " of %" PRIu64 " bytes right in B's memory",
           r->bytes_delivered, r->bytes_posted);
     snprintf(n, sizeof n, "%s: positive cycle count", name);
-    check(n, r->cycles > 0, "interval of %" PRIu64 " cycles", r->cycles);
+    bench_check(n, r->cycles > 0, "interval of %" PRIu64 " cycles", r->cycles);
     if (lossless) {
         snprintf(n, sizeof n, "%s: no loss, so no retransmission", name);
-        finding(n, r->packets_sent == r->packets_needed && !r->timeouts && !r->retries,
+        bench_finding(n, r->packets_sent == r->packets_needed && !r->timeouts && !r->retries,
               "%" PRIu64 " request packets sent for %" PRIu64 " needed, %" PRIu64 " timeouts, %" PRIu64 " retries",
               r->packets_sent, r->packets_needed, r->timeouts, r->retries);
     }
@@ -210,26 +171,26 @@ static void bulk_checks(const char *name, const bulk_t *r, unsigned count, bool 
 
 static void bulk_rows(const char *sec, const bulk_t *r) {
     if (!r->cycles) {
-        row(sec, "interval", "cycles", "the run did not finish (see the checks): no rates", "-");
-        row(sec, "payload bytes right in B's memory", "bytes", "target bytes equal to the source", "%" PRIu64 " of %" PRIu64,
+        bench_row(sec, "interval", "cycles", "the run did not finish (see the checks): no rates", "-");
+        bench_row(sec, "payload bytes right in B's memory", "bytes", "target bytes equal to the source", "%" PRIu64 " of %" PRIu64,
             r->bytes_delivered, r->bytes_posted);
         return;
     }
     double c = (double)r->cycles;
     const char *iv = "first SQ doorbell .. last CQE applied in host memory, inclusive";
-    row(sec, "interval", "cycles", iv, "%" PRIu64, r->cycles);
-    row(sec, "payload delivered and completed", "bytes", "target bytes equal to the source after the run", "%" PRIu64,
+    bench_row(sec, "interval", "cycles", iv, "%" PRIu64, r->cycles);
+    bench_row(sec, "payload delivered and completed", "bytes", "target bytes equal to the source after the run", "%" PRIu64,
         r->bytes_delivered);
-    row(sec, "goodput", "bytes/cycle", "payload bytes / interval", "%.2f", r->bytes_delivered / c);
-    row(sec, "goodput at 250 MHz", "Gb/s", "bytes/cycle x 8 x 0.25; line = 64 B/cycle = 128 Gb/s", "%.1f",
+    bench_row(sec, "goodput", "bytes/cycle", "payload bytes / interval", "%.2f", r->bytes_delivered / c);
+    bench_row(sec, "goodput at 250 MHz", "Gb/s", "bytes/cycle x 8 x 0.25; line = 64 B/cycle = 128 Gb/s", "%.1f",
         r->bytes_delivered / c * 2.0);
-    row(sec, "wire A->B (requests)", "bytes/cycle", "frame bytes out of A's tx_frame / interval", "%.2f",
+    bench_row(sec, "wire A->B (requests)", "bytes/cycle", "frame bytes out of A's tx_frame / interval", "%.2f",
         r->tx_bytes[0] / c);
-    row(sec, "wire B->A (ACKs)", "bytes/cycle", "frame bytes out of B's tx_frame / interval", "%.2f", r->tx_bytes[1] / c);
-    row(sec, "A's tx_frame busy", "%", "cycles with a beat on A's tx_frame / interval", "%.1f", 100.0 * r->tx_beats[0] / c);
-    row(sec, "A's tx_frame busy while sending", "%", "beats / (last beat - first beat + 1): bubbles in the burst",
+    bench_row(sec, "wire B->A (ACKs)", "bytes/cycle", "frame bytes out of B's tx_frame / interval", "%.2f", r->tx_bytes[1] / c);
+    bench_row(sec, "A's tx_frame busy", "%", "cycles with a beat on A's tx_frame / interval", "%.1f", 100.0 * r->tx_beats[0] / c);
+    bench_row(sec, "A's tx_frame busy while sending", "%", "beats / (last beat - first beat + 1): bubbles in the burst",
         "%.1f", r->tx_span[0] ? 100.0 * r->tx_beats[0] / r->tx_span[0] : 0.0);
-    row(sec, "frames A->B / B->A", "frames", "frames started on tx_frame", "%" PRIu64 " / %" PRIu64, r->tx_frames[0],
+    bench_row(sec, "frames A->B / B->A", "frames", "frames started on tx_frame", "%" PRIu64 " / %" PRIu64, r->tx_frames[0],
         r->tx_frames[1]);
 }
 
@@ -249,13 +210,13 @@ static void lossy(unsigned pmtu, uint32_t size, unsigned count, double p) {
     snprintf(name, sizeof name, "%.0f%% loss", p * 100);
     bulk_checks(name, &r, count, false);
     bulk_rows(sec, &r);
-    row(sec, "frames lost on the wire", "frames", "wire loss impairment, both directions", "%" PRIu64, r.wire_lost);
-    row(sec, "request packets sent / needed", "packets", "A's req_packets_sent; needed = WQEs x ceil(size/MTU)",
+    bench_row(sec, "frames lost on the wire", "frames", "wire loss impairment, both directions", "%" PRIu64, r.wire_lost);
+    bench_row(sec, "request packets sent / needed", "packets", "A's req_packets_sent; needed = WQEs x ceil(size/MTU)",
         "%" PRIu64 " / %" PRIu64, r.packets_sent, r.packets_needed);
-    row(sec, "retransmitted packets", "packets", "sent - needed", "%" PRIu64, r.packets_sent - r.packets_needed);
-    row(sec, "NAKs sent by B / acted on by A", "packets", "resp_naks_sent / comp_naks", "%" PRIu64 " / %" PRIu64,
+    bench_row(sec, "retransmitted packets", "packets", "sent - needed", "%" PRIu64, r.packets_sent - r.packets_needed);
+    bench_row(sec, "NAKs sent by B / acted on by A", "packets", "resp_naks_sent / comp_naks", "%" PRIu64 " / %" PRIu64,
         r.naks_sent, r.naks_acted);
-    row(sec, "ACK timeouts / retries", "events", "comp_timeouts / comp_retries", "%" PRIu64 " / %" PRIu64, r.timeouts,
+    bench_row(sec, "ACK timeouts / retries", "events", "comp_timeouts / comp_retries", "%" PRIu64 " / %" PRIu64, r.timeouts,
         r.retries);
 }
 
@@ -283,7 +244,7 @@ static void bidir(uint32_t size, unsigned count) {
     snprintf(sec, sizeof sec, "WRITE %u x %u B each way at once, MTU 4096", count, size);
     bench_cfg_t cfg = base_cfg;
     bench_env_t *e = bench_env_new(&model, &cfg, 1, 5);
-    if (!e) { check("both ways: set-up", false, "bench_env_new failed"); return; }
+    if (!e) { bench_check("both ways: set-up", false, "bench_env_new failed"); return; }
     uint64_t bytes = (uint64_t)size * count;
     for (unsigned n = 0; n < 2; n++) fill_pattern(nic_tb_mem(e->tb, n), SRC, bytes, cfg.seed + n);
     uint64_t t0 = bench_now(e);
@@ -300,29 +261,29 @@ static void bidir(uint32_t size, unsigned count) {
         if (e->cq[n][BENCH_SCQ].last_cycle > last) last = e->cq[n][BENCH_SCQ].last_cycle;
     }
     bench_cq_t *qa = &e->cq[BENCH_A][BENCH_SCQ], *qb = &e->cq[BENCH_B][BENCH_SCQ];
-    check("both ways: every WRITE completed successfully",
+    bench_check("both ways: every WRITE completed successfully",
           done && qa->cqes == count && qb->cqes == count && !qa->errors && !qb->errors,
           "A %" PRIu64 " CQEs (%" PRIu64 " errors), B %" PRIu64 " (%" PRIu64 ") of %u each", qa->cqes, qa->errors,
           qb->cqes, qb->errors, count);
-    check("both ways: bytes delivered = bytes posted", got[0] == bytes && got[1] == bytes,
+    bench_check("both ways: bytes delivered = bytes posted", got[0] == bytes && got[1] == bytes,
           "A->B %" PRIu64 ", B->A %" PRIu64 " of %" PRIu64 " bytes", got[0], got[1], bytes);
     uint64_t need = (uint64_t)count * ((size + 4095) / 4096);
     uint64_t sent[2] = {bench_counter(e, BENCH_A, "req_packets_sent"), bench_counter(e, BENCH_B, "req_packets_sent")};
-    finding("both ways: no loss, so no retransmission and no ACK timeout",
+    bench_finding("both ways: no loss, so no retransmission and no ACK timeout",
             sent[0] == need && sent[1] == need && !bench_counter(e, BENCH_A, "comp_timeouts") &&
                 !bench_counter(e, BENCH_B, "comp_timeouts"),
             "request packets A %" PRIu64 " B %" PRIu64 " for %" PRIu64 " each; ACK timeouts A %" PRIu64 " B %" PRIu64,
             sent[0], sent[1], need, bench_counter(e, BENCH_A, "comp_timeouts"), bench_counter(e, BENCH_B, "comp_timeouts"));
     if (done) {
         double c = (double)(last - t0 + 1);
-        row(sec, "interval", "cycles", "first SQ doorbell .. last CQE of either NIC, inclusive", "%" PRIu64, last - t0 + 1);
-        row(sec, "goodput, both directions", "bytes/cycle", "payload bytes of both / interval", "%.2f",
+        bench_row(sec, "interval", "cycles", "first SQ doorbell .. last CQE of either NIC, inclusive", "%" PRIu64, last - t0 + 1);
+        bench_row(sec, "goodput, both directions", "bytes/cycle", "payload bytes of both / interval", "%.2f",
             (got[0] + got[1]) / c);
-        row(sec, "wire A->B / B->A", "bytes/cycle", "frame bytes out of each tx_frame / interval", "%.2f / %.2f",
+        bench_row(sec, "wire A->B / B->A", "bytes/cycle", "frame bytes out of each tx_frame / interval", "%.2f / %.2f",
             e->tx_bytes[0] / c, e->tx_bytes[1] / c);
-        row(sec, "interval of A's / B's WRITEs", "cycles", "first doorbell .. each NIC's last CQE (compare: one way)",
+        bench_row(sec, "interval of A's / B's WRITEs", "cycles", "first doorbell .. each NIC's last CQE (compare: one way)",
             "%" PRIu64 " / %" PRIu64, qa->last_cycle - t0 + 1, qb->last_cycle - t0 + 1);
-        row(sec, "request packets sent A / B (needed each)", "packets", "req_packets_sent",
+        bench_row(sec, "request packets sent A / B (needed each)", "packets", "req_packets_sent",
             "%" PRIu64 " / %" PRIu64 " (%" PRIu64 ")", sent[0], sent[1], need);
     }
     bench_env_free(e);
@@ -334,7 +295,7 @@ static void small_writes(unsigned nqp, unsigned per_qp, uint32_t size) {
     snprintf(sec, sizeof sec, "WRITE %u B x %u on each of %u QPs", size, per_qp, nqp);
     bench_cfg_t cfg = base_cfg;
     bench_env_t *e = bench_env_new(&model, &cfg, nqp, 5);
-    if (!e) { check("small WRITEs: set-up", false, "bench_env_new failed"); return; }
+    if (!e) { bench_check("small WRITEs: set-up", false, "bench_env_new failed"); return; }
     unsigned total = nqp * per_qp;
     fill_pattern(nic_tb_mem(e->tb, BENCH_A), SRC, (size_t)total * size, cfg.seed);
     uint64_t t0 = bench_now(e);
@@ -351,39 +312,39 @@ static void small_writes(unsigned nqp, unsigned per_qp, uint32_t size) {
     char name[128];
     snprintf(name, sizeof name, "small WRITEs %ux%u", nqp, per_qp);
     snprintf(name, sizeof name, "small WRITEs %ux%u: every WRITE completed successfully", nqp, per_qp);
-    check(name, done && cq->cqes == total && !cq->errors,
+    bench_check(name, done && cq->cqes == total && !cq->errors,
           "%" PRIu64 " CQEs of %u (%" PRIu64 " errors) after %" PRIu64 " cycles; A's rx_frame took %" PRIu64
           " of the %" PRIu64 " frames B sent, %" PRIu64 " ACK timeouts",
           cq->cqes, total, cq->errors, bench_now(e) - t0, e->rx_frames[BENCH_A], e->tx_frames[BENCH_B],
           bench_counter(e, BENCH_A, "comp_timeouts"));
     snprintf(name, sizeof name, "small WRITEs %ux%u: bytes delivered = bytes posted", nqp, per_qp);
-    check(name, got == (uint64_t)total * size, "%" PRIu64 " of %u bytes", got, total * size);
+    bench_check(name, got == (uint64_t)total * size, "%" PRIu64 " of %u bytes", got, total * size);
     snprintf(name, sizeof name, "small WRITEs %ux%u: positive cycle count", nqp, per_qp);
-    check(name, cycles > 0, "interval %" PRIu64, cycles);
+    bench_check(name, cycles > 0, "interval %" PRIu64, cycles);
     uint64_t pk = bench_counter(e, BENCH_A, "req_packets_sent");
     snprintf(name, sizeof name, "small WRITEs %ux%u: no loss, so one packet per message, none resent", nqp, per_qp);
-    finding(name, pk == total,
+    bench_finding(name, pk == total,
           "%" PRIu64 " packets for %u messages (B sent %" PRIu64 " NAKs, A: %" PRIu64 " timeouts, %" PRIu64 " retries)",
           pk, total, bench_counter(e, BENCH_B, "resp_naks_sent"), bench_counter(e, BENCH_A, "comp_timeouts"),
           bench_counter(e, BENCH_A, "comp_retries"));
     if (getenv("BENCH_DEBUG")) bench_dump(e, "small WRITEs: counters at the end");
     if (!done) {
-        row(sec, "messages completed", "messages", "successful send CQEs (the run did not finish: no rates)",
+        bench_row(sec, "messages completed", "messages", "successful send CQEs (the run did not finish: no rates)",
             "%" PRIu64 " of %u", cq->cqes, total);
         bench_env_free(e);
         return;
     }
     double c = (double)cycles;
-    row(sec, "interval", "cycles", "first SQ doorbell .. last CQE applied, inclusive", "%" PRIu64, cycles);
-    row(sec, "messages completed", "messages", "successful send CQEs", "%" PRIu64, cq->cqes);
-    row(sec, "message rate", "messages/cycle", "messages / interval", "%.4f", total / c);
-    row(sec, "cycles per message", "cycles", "interval / messages", "%.1f", c / total);
-    row(sec, "message rate at 250 MHz", "Mmsg/s", "messages/cycle x 250", "%.1f", total / c * 250);
-    row(sec, "goodput", "bytes/cycle", "payload bytes / interval", "%.2f", got / c);
-    row(sec, "wire A->B (requests)", "bytes/cycle", "frame bytes out of A's tx_frame / interval", "%.2f",
+    bench_row(sec, "interval", "cycles", "first SQ doorbell .. last CQE applied, inclusive", "%" PRIu64, cycles);
+    bench_row(sec, "messages completed", "messages", "successful send CQEs", "%" PRIu64, cq->cqes);
+    bench_row(sec, "message rate", "messages/cycle", "messages / interval", "%.4f", total / c);
+    bench_row(sec, "cycles per message", "cycles", "interval / messages", "%.1f", c / total);
+    bench_row(sec, "message rate at 250 MHz", "Mmsg/s", "messages/cycle x 250", "%.1f", total / c * 250);
+    bench_row(sec, "goodput", "bytes/cycle", "payload bytes / interval", "%.2f", got / c);
+    bench_row(sec, "wire A->B (requests)", "bytes/cycle", "frame bytes out of A's tx_frame / interval", "%.2f",
         e->tx_bytes[0] / c);
-    row(sec, "A's tx_frame busy", "%", "cycles with a beat on A's tx_frame / interval", "%.1f", 100.0 * e->tx_beats[0] / c);
-    row(sec, "frames A->B / B->A", "frames", "frames started on tx_frame", "%" PRIu64 " / %" PRIu64, e->tx_frames[0],
+    bench_row(sec, "A's tx_frame busy", "%", "cycles with a beat on A's tx_frame / interval", "%.1f", 100.0 * e->tx_beats[0] / c);
+    bench_row(sec, "frames A->B / B->A", "frames", "frames started on tx_frame", "%" PRIu64 " / %" PRIu64, e->tx_frames[0],
         e->tx_frames[1]);
     bench_env_free(e);
 }
@@ -395,7 +356,7 @@ static int cmp_u64(const void *a, const void *b) {
 }
 static void min_med_max(const char *sec, const char *metric, const char *how, uint64_t *v, unsigned n) {
     qsort(v, n, sizeof *v, cmp_u64);
-    row(sec, metric, "cycles", how, "%" PRIu64 " / %" PRIu64 " / %" PRIu64, v[0], v[n / 2], v[n - 1]);
+    bench_row(sec, metric, "cycles", how, "%" PRIu64 " / %" PRIu64 " / %" PRIu64, v[0], v[n / 2], v[n - 1]);
 }
 
 static void latency(uint8_t opcode, uint32_t size, unsigned nops) {
@@ -404,7 +365,7 @@ static void latency(uint8_t opcode, uint32_t size, unsigned nops) {
     snprintf(sec, sizeof sec, "latency, %s %u B, %u ops one at a time (min / median / max)", opn, size, nops);
     bench_cfg_t cfg = base_cfg;
     bench_env_t *e = bench_env_new(&model, &cfg, 1, 3);
-    if (!e) { check("latency: set-up", false, "bench_env_new failed"); return; }
+    if (!e) { bench_check("latency: set-up", false, "bench_env_new failed"); return; }
     hostmem_t *ma = nic_tb_mem(e->tb, BENCH_A), *mb = nic_tb_mem(e->tb, BENCH_B);
     /* SEND: A's bytes into B's posted receives; READ: B's bytes into A */
     hostmem_t *from = opcode == NIC_WR_SEND ? ma : mb, *to = opcode == NIC_WR_SEND ? mb : ma;
@@ -435,12 +396,12 @@ static void latency(uint8_t opcode, uint32_t size, unsigned nops) {
     bench_cq_t *cq = &e->cq[BENCH_A][BENCH_SCQ];
     uint64_t got = bytes_matching(from, SRC, to, DST, (size_t)nops * size);
     snprintf(name, sizeof name, "latency %s: every op completed successfully", opn);
-    check(name, done == nops && cq->cqes == nops && !cq->errors, "%u ops timed, %" PRIu64 " CQEs, %" PRIu64 " errors",
+    bench_check(name, done == nops && cq->cqes == nops && !cq->errors, "%u ops timed, %" PRIu64 " CQEs, %" PRIu64 " errors",
           done, cq->cqes, cq->errors);
     snprintf(name, sizeof name, "latency %s: bytes delivered = bytes posted", opn);
-    check(name, got == (uint64_t)nops * size, "%" PRIu64 " of %u bytes", got, nops * size);
+    bench_check(name, got == (uint64_t)nops * size, "%" PRIu64 " of %u bytes", got, nops * size);
     snprintf(name, sizeof name, "latency %s: doorbell <= first tx byte < response in <= CQE", opn);
-    check(name, order_ok, "events out of order or missing");
+    bench_check(name, order_ok, "events out of order or missing");
     if (done == nops && done) {
         min_med_max(sec, "doorbell to wire", "SQ doorbell valid .. first beat of the request frame on tx_frame", d2w, nops);
         min_med_max(sec, "wire to CQE",
@@ -459,24 +420,24 @@ static void speed(uint32_t size, unsigned count) {
     snprintf(sec, sizeof sec, "simulator speed: two NICs, WRITE %u x %u B, MTU 4096", count, size);
     double load[1] = {0};
     if (getloadavg(load, 1) == 1)
-        row(sec, "machine load when measured", "load", "1-minute load average (wall-clock figures depend on it)", "%.1f",
+        bench_row(sec, "machine load when measured", "load", "1-minute load average (wall-clock figures depend on it)", "%.1f",
             load[0]);
     bulk_t c = bulk_write(NIC_TB_C, 5, size, count, 0);
-    row(sec, "C model: cycles simulated", "cycles", "set-up and workload, both NICs per cycle", "%" PRIu64, c.total_cycles);
-    row(sec, "C model: speed", "cycles/s", "cycles / wall-clock seconds", "%.0f", c.total_cycles / c.seconds);
+    bench_row(sec, "C model: cycles simulated", "cycles", "set-up and workload, both NICs per cycle", "%" PRIu64, c.total_cycles);
+    bench_row(sec, "C model: speed", "cycles/s", "cycles / wall-clock seconds", "%.0f", c.total_cycles / c.seconds);
 #ifdef BENCH_RTL
     if (use_rtl) {
         bulk_t r = bulk_write(NIC_TB_RTL, 5, size, count, 0);
-        row(sec, "RTL (Verilator): cycles simulated", "cycles", "same run on the verilated NIC", "%" PRIu64, r.total_cycles);
-        row(sec, "RTL (Verilator): speed", "cycles/s", "cycles / wall-clock seconds", "%.0f", r.total_cycles / r.seconds);
+        bench_row(sec, "RTL (Verilator): cycles simulated", "cycles", "same run on the verilated NIC", "%" PRIu64, r.total_cycles);
+        bench_row(sec, "RTL (Verilator): speed", "cycles/s", "cycles / wall-clock seconds", "%.0f", r.total_cycles / r.seconds);
         bulk_checks("RTL run", &r, count, true);
-        check("RTL run: same cycle counts as the C model", r.cycles == c.cycles && r.total_cycles == c.total_cycles,
+        bench_check("RTL run: same cycle counts as the C model", r.cycles == c.cycles && r.total_cycles == c.total_cycles,
               "interval C %" PRIu64 " RTL %" PRIu64 ", whole run C %" PRIu64 " RTL %" PRIu64, c.cycles, r.cycles,
               c.total_cycles, r.total_cycles);
         return;
     }
 #endif
-    row(sec, "RTL (Verilator): speed", "-", "not run (bench built without the verilated model, or --no-rtl)", "-");
+    bench_row(sec, "RTL (Verilator): speed", "-", "not run (bench built without the verilated model, or --no-rtl)", "-");
 }
 
 static int usage(const char *what, const char *arg) {
@@ -523,15 +484,15 @@ int main(int argc, char **argv) {
 #endif
     };
     const bench_cfg_t *c = &base_cfg;
-    row("run", "seed", "", "wire impairments and data patterns", "%" PRIu64, c->seed);
-    row("run", "mode", "", "QUICK=1: small sizes", "%s", quick ? "quick" : "full");
-    row("run", "wire", "", "serialisation, per-frame overhead (preamble+FCS+IFG), propagation",
+    bench_row("run", "seed", "", "wire impairments and data patterns", "%" PRIu64, c->seed);
+    bench_row("run", "mode", "", "QUICK=1: small sizes", "%s", quick ? "quick" : "full");
+    bench_row("run", "wire", "", "serialisation, per-frame overhead (preamble+FCS+IFG), propagation",
         "%u B/cycle, +%u B/frame, %u cycles", c->wire_bytes_per_cycle, c->wire_overhead, c->wire_latency);
-    row("run", "host memory (DMA)", "", "read latency, posted-write latency, reads in flight per port",
+    bench_row("run", "host memory (DMA)", "", "read latency, posted-write latency, reads in flight per port",
         "read %u, write %u cycles, %u reads", c->dma_read_latency, c->dma_write_latency, c->dma_outstanding);
-    row("run", "ACK timeout", "cycles", "QP timeout attribute 1024 << t", "%u (t=%u)", 1024u << c->ack_timeout,
+    bench_row("run", "ACK timeout", "cycles", "QP timeout attribute 1024 << t", "%u (t=%u)", 1024u << c->ack_timeout,
         c->ack_timeout);
-    row("run", "line rate", "bytes/cycle", "one 64-byte beat per cycle = 128 Gb/s at 250 MHz", "64");
+    bench_row("run", "line rate", "bytes/cycle", "one 64-byte beat per cycle = 128 Gb/s at 250 MHz", "64");
 
     unsigned big = opt_count ? opt_count : quick ? 4 : 16; /* WRITEs per bulk run */
     uint32_t big_size = opt_size ? opt_size : quick ? 16384 : 65536;
@@ -545,5 +506,5 @@ int main(int argc, char **argv) {
     if (want("loss")) lossy(5, big_size, big, 0.01);
     if (want("loss")) lossy(5, big_size, big, 0.05);
     if (want("speed")) speed(big_size, quick ? 1 : 8);
-    return check_failures ? 1 : 0;
+    return bench_check_failures() ? 1 : 0;
 }

@@ -40,7 +40,9 @@ typedef struct {
     int failures;
     /* figures (cycles) */
     uint64_t t_susp_active, t_susp_passive, hold_at, resumed_at, moved_at;
-    uint64_t image_bytes, stopcopy_bytes;
+    uint64_t image_bytes, stopcopy_bytes, full_pass_bytes, qp_record_bytes, qp_records;
+    uint64_t downtime;        /* device cycles of the commands from Suspend-Active on */
+    uint64_t precopy_at, precopy_wire_bytes; /* wire bytes sent so far at PreCopy-Start, then during pre-copy */
 } mig_t;
 
 static void fail(mig_t *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -67,7 +69,9 @@ void mig_scen_opts_default(mig_scen_opts_t *o) {
 /* one firmware command; false (and a FAIL naming it) unless it answered `want` */
 static bool fw(mig_t *m, bool on_a, uint8_t op, uint8_t flags, uint64_t addr, int want, struct mig_resp *r) {
     struct mig_cmd c = {.opcode = op, .fn = FN, .flags = flags, .host_addr = addr};
+    uint64_t t0 = nic_tb_now(m->tb);
     mig_fw_command(on_a ? &m->fa : &m->fb, &c, r);
+    if (m->step >= S_SUSPEND && m->step <= S_RESUME) m->downtime += nic_tb_now(m->tb) - t0;
     if (r->status == want) return true;
     if (m->o->fault == MIG_FAULT_HW_REFUSES && on_a && op == MIG_CMD_IMAGE_SAVE && r->status == MIG_E_NO_OP &&
         r->reason == MIG_R_HAL && r->value[0] == MIG_HAL_OP_CTX_READ && !m->faulted) {
@@ -117,6 +121,14 @@ static void transfer(mig_t *m, unsigned k, uint8_t *b) {
     hostmem_read(nic_tb_mem(m->tb, NIC_A), IMG_A + 512ull * k, b, MIG_BLOCK_SIZE);
     m->image_bytes += MIG_BLOCK_SIZE;
     if (m->step == S_FINAL) m->stopcopy_bytes += MIG_BLOCK_SIZE;
+    if (m->step == S_PRECOPY && m->passes == 0) {
+        /* the first pass is the full image: its size, and what each QP costs in it */
+        m->full_pass_bytes += MIG_BLOCK_SIZE;
+        if (b[MIG_BH_KIND] == MIG_BLK_QP) {
+            m->qp_record_bytes += (uint64_t)b[MIG_BH_LEN] | (uint64_t)b[MIG_BH_LEN + 1] << 8;
+            m->qp_records += b[MIG_BH_RECORDS];
+        }
+    }
 }
 
 static void put_crc(uint8_t *b) {
@@ -195,6 +207,7 @@ static void suspend(mig_t *m) {
     struct mig_resp r;
     scen_hold_vm(m->s, true);
     m->hold_at = nic_tb_now(m->tb);
+    m->precopy_wire_bytes = wire_stats(nic_tb_wire(m->tb))->sent_bytes - m->precopy_wire_bytes;
     if (!fw(m, true, MIG_CMD_SUSPEND_ACTIVE, 0, 0, MIG_OK, &r)) return;
     m->t_susp_active = nic_tb_now(m->tb) - m->hold_at;
     m->moved_at = nic_tb_now(m->tb);
@@ -224,6 +237,8 @@ static bool step(mig_t *m) {
         if (nic_tb_now(m->tb) < m->start) return true;
         if (m->o->fault == MIG_FAULT_NOT_EMPTY &&
             nic_tb_create_cq(m->tb, NIC_A2, FN, 0x3f, 0x7c000000, 4)) { fail(m, "CREATE_CQ on A' failed"); return false; }
+        m->precopy_at = nic_tb_now(m->tb);
+        m->precopy_wire_bytes = wire_stats(nic_tb_wire(m->tb))->sent_bytes;
         if (!fw(m, true, MIG_CMD_PRECOPY_START, 0, 0, MIG_OK, &r)) return false;
         m->step = S_PRECOPY;
         return true;
@@ -333,14 +348,14 @@ int mig_scen_run(const mig_scen_opts_t *o) {
         int e = scen_pair(m->s, FN, 0x100 + q, 0x200 + q, &qo);
         if (e < 0) { m->failures++; break; }
         for (int side = 0; side < 2; side++)
-            for (unsigned k = 0; k < o->ops; k++) scen_add_random(m->s, e + side, 0x7f, q % 2 ? o->max_len : 4096);
+            for (unsigned k = 0; k < o->ops; k++) scen_add_random(m->s, e + side, 0x7f, q % 2 || o->max_len_all ? o->max_len : 4096);
         if (q == 1) scen_ep(m->s, e + 1)->recv_hold_until = nic_tb_now(m->tb) + 3000; /* RNR NAKs on this QP */
     }
     struct mig_resp r;
     struct mig_hal ha = mig_hal_tb(&m->ha, m->tb, NIC_A), hb = mig_hal_tb(&m->hb, m->tb, NIC_A2);
     m->ha.unserved = m->hb.unserved = o->unserved;
     if (mig_fw_init(&m->fa, &ha, &r) || mig_fw_init(&m->fb, &hb, &r)) { printf("FAIL migration %s: firmware init status %u\n", name, r.status); m->failures++; }
-    m->start = nic_tb_now(m->tb) + 200 + prng_below(g, 20000);
+    m->start = nic_tb_now(m->tb) + (o->start_after ? o->start_after : 200 + prng_below(g, 20000));
     if (!m->failures) m->failures += scen_run(m->s, name);
     if (m->step != S_DONE) fail(m, "the migration did not finish (step %d)", m->step);
     if (o->fault != MIG_FAULT_NONE && !m->faulted && o->fault != MIG_FAULT_ABORT) fail(m, "the fault was never injected");
@@ -349,12 +364,22 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     if (!m->failures) check_peer(m);
     if (migrated)
         printf("info migration %s: suspend-active %" PRIu64 " cycles, suspend-passive %" PRIu64 ", VM held %" PRIu64
-               ", image %" PRIu64 " B, stop-and-copy %" PRIu64 " B, %u pre-copy passes\n",
-               name, m->t_susp_active, m->t_susp_passive, m->resumed_at - m->hold_at, m->image_bytes, m->stopcopy_bytes, m->passes);
+               ", image %" PRIu64 " B, stop-and-copy %" PRIu64 " B, %u pre-copy passes, device downtime %" PRIu64 " cycles\n",
+               name, m->t_susp_active, m->t_susp_passive, m->resumed_at - m->hold_at, m->image_bytes, m->stopcopy_bytes, m->passes, m->downtime);
+    if (o->figures) {
+        mig_scen_figures_t f = {0};
+        if (migrated && !m->failures)
+            f = (mig_scen_figures_t){.migrated = true, .suspend_active = m->t_susp_active, .suspend_passive = m->t_susp_passive,
+                                     .downtime = m->downtime, .vm_held = m->resumed_at - m->hold_at, .image_bytes = m->image_bytes,
+                                     .full_pass_bytes = m->full_pass_bytes, .stopcopy_bytes = m->stopcopy_bytes,
+                                     .qp_record_bytes = m->qp_record_bytes, .qp_records = m->qp_records, .passes = m->passes,
+                                     .precopy_cycles = m->hold_at - m->precopy_at, .precopy_wire_bytes = m->precopy_wire_bytes};
+        *o->figures = f;
+    }
     uint64_t mac = scen_mac(0, FN);
-    uint32_t qpn[8], dqpn[8];
+    uint32_t qpn[MIG_SCEN_MAX_QPS], dqpn[MIG_SCEN_MAX_QPS];
     unsigned nq = 0;
-    for (int i = 0; i < m->s->nep && nq < 8; i++)
+    for (int i = 0; i < m->s->nep && nq < MIG_SCEN_MAX_QPS; i++)
         if (scen_ep(m->s, i)->nic == 0) qpn[nq] = scen_ep(m->s, i)->qpn, dqpn[nq++] = scen_ep(m->s, scen_ep(m->s, i)->peer)->qpn;
     uint64_t moved = m->moved_at;
     scen_free(m->s);

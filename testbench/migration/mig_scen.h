@@ -22,6 +22,8 @@
 
 #include "../nic/nic_tb.h"
 
+#define MIG_SCEN_MAX_QPS 16       /* QP pairs of the migrated function: its QP slots */
+
 enum mig_fault {
     MIG_FAULT_NONE = 0,
     MIG_FAULT_ABORT,          /* the PF aborts at `abort_phase` */
@@ -42,19 +44,41 @@ enum mig_phase {              /* where an abort happens */
     MIG_PHASES
 };
 
+/* What a completed migration measured (mig_scen_opts_t.figures; docs/bench.md "migration").
+ * Device cycles are the cycles the firmware's commands took on the NICs (mig_hal_tb): the
+ * image blocks' trip between the hosts is free and the PF driver's 16-cycle scenario steps
+ * between commands are not the device's. */
+typedef struct {
+    bool migrated;                /* A' resumed the function (every other field is 0 if not) */
+    uint64_t suspend_active, suspend_passive;   /* cycles of each command */
+    uint64_t downtime;            /* Suspend-Active .. Resume-Active on A': suspend, final save
+                                     and load, resume commands, in device cycles */
+    uint64_t vm_held;             /* the VM paused (scenario cycles, PF steps included) */
+    uint64_t image_bytes;         /* every block of every pass */
+    uint64_t full_pass_bytes;     /* the first pass (a full image) */
+    uint64_t stopcopy_bytes;      /* the final pass (while suspended) */
+    uint64_t qp_record_bytes, qp_records;       /* payload and records of the first pass's QP blocks */
+    unsigned passes;              /* pre-copy passes */
+    uint64_t precopy_cycles;      /* PreCopy-Start .. the VM held */
+    uint64_t precopy_wire_bytes;  /* frame bytes every NIC sent meanwhile: the traffic pre-copy ran under */
+} mig_scen_figures_t;
+
 typedef struct {
     const char *iface;
     nic_tb_mode_t mode;
     uint64_t seed;
     const char *pcap_dir;     /* sent and delivered pcaps of the run, or NULL (no resend count) */
-    unsigned qps;             /* QP pairs (1..8) */
+    unsigned qps;             /* QP pairs (1..MIG_SCEN_MAX_QPS) */
     unsigned ops;             /* work requests per QP side */
-    uint32_t max_len;         /* largest message */
+    uint32_t max_len;         /* largest message (of odd QPs; even ones up to 4 KiB) */
+    bool max_len_all;         /* every QP's messages up to max_len (a steadier load: mig_bench) */
     uint64_t max_cycles;      /* the run fails when its work is not done by then */
     bool lossy;               /* loss, reordering, duplication on the wire */
     enum mig_fault fault;
     enum mig_phase abort_phase;
     uint32_t unserved;        /* mig_hal_tb.unserved of both HALs (sections not answered yet) */
+    uint64_t start_after;     /* cycles after set-up the migration starts; 0: seeded, 200..20199 */
+    mig_scen_figures_t *figures; /* filled by the run when not NULL */
     bool verbose;
 } mig_scen_opts_t;
 

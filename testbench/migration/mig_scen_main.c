@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
         else return usage("unknown option");
     }
     if (!o.iface) return usage("--iface missing");
-    if (o.qps < 1 || o.qps > 8) return usage("--qps must be 1..8");
+    if (o.qps < 1 || o.qps > MIG_SCEN_MAX_QPS) return usage("--qps must be 1..16");
     if (o.max_cycles == 0) return usage("--max-cycles must be above 0");
     unsigned runs = 0, failed = 0;
     for (uint64_t seed = first; seed <= last; seed++) {
