@@ -125,6 +125,9 @@ typedef struct {
     uint64_t dirty;                        /* rows written since their last NIC_CTX_DIRTY read */
     nic_event_t ev;                        /* the context answer in RQ_EV_OUT */
     bool rec_rebuilt;                      /* the record in RQ_REC is a rebuilt one (not a start) */
+    uint64_t probe;                        /* rows to resend their last packet (RUN again, DA4) */
+    bool probe_back;                       /* RQ_WQE_WAIT: go to the fetched WQE's last packet */
+    bool probing;                          /* the packet being built is the probe: AckReq */
 } requester_state;
 
 /* ---- WQE fields (nic_sq_wqe_t, little-endian, byte offsets) ---- */
@@ -280,7 +283,9 @@ HLS_INLINE void row_write(requester_state *st, const req_ctx_t *c) {
     hls_mem_write(&st->ctx, st->q, ctx_pack(c));
     st->row_valid = bit_set(st->row_valid, st->q, true);
     st->dirty = bit_set(st->dirty, st->q, true);
-    st->has_work = bit_set(st->has_work, st->q, ctx_has_work(c));
+    /* a resume probe still owed keeps the row scheduled (a ring rebuild ends with no work) */
+    bool probe = ((st->probe >> (unsigned)st->q) & 1) != 0;
+    st->has_work = bit_set(st->has_work, st->q, ctx_has_work(c) || probe);
 }
 
 /* The requester's copies of the QP attributes (NIC_CFG_QP, NIC_CFG_QP_ATTR). */
@@ -483,6 +488,15 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
                         st->tx_mark = st->tx_mark | bit;
                     st->comp_wait = (hls_uint(NIC_FNS))(st->comp_wait & ~bit);
                     if (run) st->tx_mark = (hls_uint(NIC_FNS))(st->tx_mark & ~bit);
+                    /* RUN again: ACKs that arrived while the function was PASSIVE were
+                     * dropped (on a destination, with the source). Each QP resends its last
+                     * packet, once, with AckReq: the peer answers the duplicate with a
+                     * cumulative ACK (C9-105), so at most one packet per QP is resent (DA4)
+                     * instead of a go-back-N round from the oldest unacknowledged PSN */
+                    if (run && !was_run) {
+                        st->probe = st->probe | (fn_rows(g->fn) & st->row_valid);
+                        st->has_work = st->has_work | (fn_rows(g->fn) & st->row_valid);
+                    }
                     if (g->level == NIC_SUSPEND_PASSIVE) {
                         st->comp_wait = st->comp_wait | bit;
                         st->rec = mig_rec(g->fn);
@@ -589,10 +603,27 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
 
     case RQ_LOAD: {
         req_ctx_t c = row_now(st);
+        /* the resume probe (RQ_IDLE, NIC_CFG_SUSPEND): after a ring rebuild, and only if a
+         * packet was sent and not acknowledged. The position steps back one packet; sending
+         * it moves the position back to where it was, so the stream goes on unchanged */
+        bool probe = ((st->probe >> (unsigned)st->q) & 1) != 0 && !c.rebuild;
+        bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
+        bool resend = probe && live && !c.flushing && !c.quiesced && c.una_psn != c.next_psn &&
+                      (c.offset != 0 || c.sq_head != c.una);
+        if (probe) st->probe = bit_set(st->probe, st->q, false);
+        if (resend && c.offset != 0) {           /* inside WQE sq_head: one MTU back */
+            c.offset = c.offset - ((uint32_t)1 << mtu_log(c.pmtu));
+            c.next_psn = (hls_u24)(c.next_psn - 1);
+        } else if (resend) {                     /* the last packet of WQE sq_head - 1 */
+            c.sq_head = (uint16_t)(c.sq_head - 1);
+            c.wqe_valid = false;
+            st->probe_back = true;
+        }
+        st->probing = resend;
         st->cur = c;
         st->wqe = st->wqe_cache.hls_mem_rdata;
         st->pd = st->qp_pd.hls_mem_rdata;
-        if (!ctx_has_work(&c)) {
+        if (!resend && !ctx_has_work(&c)) {
             st->has_work = bit_set(st->has_work, st->q, false);
             st->fsm = RQ_IDLE;
         } else {
@@ -621,6 +652,13 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             if (st->cur.rebuild) {               /* WQE rb_idx: not the cache's WQE sq_head */
                 st->fsm = RQ_REBUILD;
                 break;
+            }
+            if (st->probe_back) {                /* its last packet: offset and PSN of it */
+                uint8_t op = WQE_OPCODE(w);
+                uint32_t n = wqe_psns(op, WQE_LENGTH(w), lg);
+                st->cur.offset = op <= NIC_WR_WRITE_IMM ? (n - 1) << lg : 0;
+                st->cur.next_psn = (hls_u24)(st->cur.next_psn - (hls_u24)(op == NIC_WR_READ ? n : 1));
+                st->probe_back = false;
             }
             hls_mem_write(&st->wqe_cache, st->q, w);
             st->cur.wqe_valid = true;
@@ -703,6 +741,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         uint32_t plen = 0;
         bool last = false;
         st->desc = build_desc(&c, st->wqe, st->q, st, &plen, &last);
+        if (st->probing) st->desc.ack_req = 1;  /* the resume probe asks for its answer */
+        st->probing = false;
         st->desc_sent = false;
         st->pay_addr = WQE_LOCAL(st->wqe) + c.offset;
         st->pay_len = (hls_uint(13))plen;
@@ -819,6 +859,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
     }
 
     case RQ_WB:
+        st->probing = false;                    /* a probe that sent nothing (flushed, bad) */
         row_write(st, &st->cur);
         st->rr = (nic_qp_t)(st->q + 1);         /* round-robin: this QP goes last */
         st->fsm = RQ_IDLE;

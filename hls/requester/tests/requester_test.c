@@ -1346,9 +1346,35 @@ static int pkts_of_after(tb_t *t, const tqp_t *q, int from) {
     return n;
 }
 
+/* The resume probe (DA4): q's first packet from index `from` on repeats its last packet before
+ * `from` (same header with AckReq set, same payload). It is taken out of the capture so that
+ * check_qp sees every other packet exactly once. Call after pair_payloads. */
+static void take_probe(tb_t *t, const tqp_t *q, int from, const char *ctx) {
+    int last = -1, probe = -1;
+    for (int i = 0; i < t->npkts; i++) {
+        if (t->pkts[i].h.dest_qp != q->dest) continue;
+        if (i < from) last = i;
+        else if (probe < 0) probe = i;
+    }
+    EXPECT(last >= 0 && probe >= 0, "%s: no packet of the QP before RUN (%d) or after it (%d)", ctx, last, probe);
+    if (last < 0 || probe < 0) return;
+    tpkt_t *a = &t->pkts[last], *b = &t->pkts[probe];
+    roce_hdr_t want = a->h;
+    want.ack_req = 1;
+    EXPECT(desc_eq(&b->h, &want), "%s: first packet after RUN (op %s psn %u ack %d) is not the last one before it "
+           "(op %s psn %u) with AckReq", ctx, op_name(b->h.opcode), (unsigned)b->h.psn, b->h.ack_req,
+           op_name(a->h.opcode), (unsigned)a->h.psn);
+    uint32_t n = (uint32_t)b->h.payload_len;
+    EXPECT(n == 0 || (a->pay && b->pay && memcmp(a->pay, b->pay, n) == 0), "%s: the probe's payload differs", ctx);
+    free(b->pay);
+    memmove(b, b + 1, (size_t)(t->npkts - probe - 1) * sizeof *b);
+    t->npkts--;
+}
+
 /* ACTIVE in the middle of a 1 MiB WRITE: the function stops at a packet boundary with no DMA
  * read outstanding and its transmit marker follows its last packet; another function goes on;
- * RUN continues with the next PSN (check_qp: every packet exactly once, as the reference). */
+ * RUN resends the last packet once with AckReq (the probe) and continues with the next PSN
+ * (check_qp: every other packet exactly once, as the reference). */
 static void t_mig_active(void) {
     tb_t *t = tb_new(61, 0.3);
     setup_fns(t);
@@ -1377,11 +1403,12 @@ static void t_mig_active(void) {
     cfg_suspend(t, 1, NIC_SUSPEND_RUN);
     EXPECT(run(t, 4000000), "did not go idle");
     pair_payloads(t);
+    take_probe(t, q, at, "mig active");
     check_qp(t, q, "mig active");
     check_qp(t, o, "mig active, other fn");
     check_recs_all_sent(t, q, "mig active");
     EXPECT(t->ntxmarks == 1, "RUN sent a marker");
-    report("migration ACTIVE mid 1 MiB WRITE: stops at a packet boundary, marker behind it, RUN resumes at the next PSN");
+    report("migration ACTIVE mid 1 MiB WRITE: stops at a packet boundary, marker behind it, RUN probes once and resumes at the next PSN");
     tb_free(t);
 }
 
@@ -1496,6 +1523,7 @@ static void t_mig_ctx(void) {
     mig_run(t, q);
     EXPECT(run(t, 1000000), "did not go idle");
     pair_payloads(t);
+    take_probe(t, q, sent, "mig ctx");
     check_qp(t, q, "mig ctx");
     report("migration context port: save mid-message, load into a fresh block, RUN continues; dirty bits");
     tb_free(t);
@@ -1504,7 +1532,7 @@ static void t_mig_ctx(void) {
 /* Ring rebuild: 3 outstanding WQEs (a 7-packet WRITE, a 5-response READ, a 3-packet SEND
  * one packet in; nothing retired) and one not started, PSNs across the 2^24 wrap. Saved,
  * loaded into a fresh block: after RUN its first records equal the source's field by field
- * (PSNs from una_psn), nothing is resent, the SEND continues at the saved PSN, then the
+ * (PSNs from una_psn), one packet is resent (the probe), the SEND continues at the saved PSN, then the
  * fourth WQE starts. A second load whose next PSN disagrees with the WQEs: no packet, an
  * event QP_ERR, the WQEs from the one that disagrees on flushed (none lost). */
 static void t_mig_rebuild(void) {
@@ -1539,11 +1567,12 @@ static void t_mig_rebuild(void) {
                (unsigned)got[nsrc + i].last_psn, before[i].wqe_index, (unsigned)before[i].first_psn,
                (unsigned)before[i].last_psn);
     if (n == nsrc + 4) check_rec(&got[nsrc + 3], ref_rec(q, 3, false, 0), q, 3, "rebuild: the new WQE");
-    EXPECT(t->npkts > sent && t->pkts[sent].h.psn == src.next_psn, "first packet after RUN at psn %u, saved %u",
-           t->npkts > sent ? (unsigned)t->pkts[sent].h.psn : 0u, (unsigned)src.next_psn);
     EXPECT(t->st.wqes_started == 1, "wqes_started %u after the load: rebuilt records count as starts",
            (unsigned)t->st.wqes_started);
     pair_payloads(t);
+    take_probe(t, q, sent, "rebuild");
+    EXPECT(t->npkts > sent && t->pkts[sent].h.psn == src.next_psn, "first packet after the probe at psn %u, saved %u",
+           t->npkts > sent ? (unsigned)t->pkts[sent].h.psn : 0u, (unsigned)src.next_psn);
     check_qp(t, q, "rebuild");
     report("migration ring rebuild: records of WQEs una..hi-1 equal the source's, sending continues at the saved PSN");
 
@@ -1574,6 +1603,45 @@ static void t_mig_rebuild(void) {
     tb_free(t);
 }
 
+/* The resume probe between WQEs: the last packet of the WQE before the position, fetched
+ * again (a SEND's LAST packet; a READ's request, at its first PSN, for all its responses);
+ * then, with everything sent acknowledged (RETIRED up to the position), RUN sends nothing. */
+static void t_mig_probe(void) {
+    tb_t *t = tb_new(65, 0.3);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 1, 6, 1, 0xFFFFFE, true);
+    tqp_t *r = new_qp(t, 2, 6, 1, 0x200, true);
+    post(t, q, NIC_WR_SEND, 256 * 3 + 5, NIC_WQE_SIGNALED);
+    post(t, r, NIC_WR_WRITE, 100, 0);
+    post(t, r, NIC_WR_READ, 256 * 4, NIC_WQE_SIGNALED);
+    ring(t, q);
+    ring(t, r);
+    EXPECT(run(t, 100000), "did not go idle");
+    int sent = t->npkts;
+    for (unsigned fn = 1; fn <= 2; fn++) {
+        cfg_suspend(t, fn, NIC_SUSPEND_ACTIVE);
+        cfg_suspend(t, fn, NIC_SUSPEND_RUN);
+    }
+    EXPECT(run(t, 100000), "did not go idle after RUN");
+    pair_payloads(t);
+    take_probe(t, q, sent, "probe after a SEND");
+    take_probe(t, r, sent, "probe after a READ");
+    EXPECT(t->npkts == sent, "%d packets besides the probes", t->npkts - sent);
+    check_qp(t, q, "probe after a SEND");
+    check_qp(t, r, "probe after a READ");
+    req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(c.sq_head == 1 && c.offset == 0 && c.next_psn == 2, "SEND QP after its probe: head %u offset %u psn %u",
+           c.sq_head, c.offset, (unsigned)c.next_psn);
+    push_ctl(t, NIC_REQ_RETIRED, q->row, 1, 2);
+    cfg_suspend(t, 1, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, 1, NIC_SUSPEND_RUN);
+    EXPECT(run(t, 100000), "did not go idle after the second RUN");
+    EXPECT(pkts_of_after(t, q, sent) == 0, "%d packets with nothing outstanding", pkts_of_after(t, q, sent));
+    report("migration resume probe between WQEs: a SEND's LAST packet, a READ's request; none when all acknowledged");
+    tb_free(t);
+}
+
 int main(void) {
     refbuf = calloc(MAXP, sizeof *refbuf);
     capbuf = calloc(MAXP, sizeof *capbuf);
@@ -1598,6 +1666,7 @@ int main(void) {
     t_mig_passive();
     t_mig_ctx();
     t_mig_rebuild();
+    t_mig_probe();
     free(refbuf);
     free(capbuf);
     return nfail ? 1 : 0;
