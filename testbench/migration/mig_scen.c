@@ -357,6 +357,12 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     if (mig_fw_init(&m->fa, &ha, &r) || mig_fw_init(&m->fb, &hb, &r)) { printf("FAIL migration %s: firmware init status %u\n", name, r.status); m->failures++; }
     m->start = nic_tb_now(m->tb) + (o->start_after ? o->start_after : 200 + prng_below(g, 20000));
     if (!m->failures) m->failures += scen_run(m->s, name);
+    if (o->mode == NIC_TB_LOCKSTEP) { /* the three NICs' C models against their RTL, every cycle */
+        const char *mm = nic_tb_mismatch(m->tb);
+        printf("%s migration %s: lock-step C model == RTL on every output every cycle, the move included%s%s\n",
+               mm ? "FAIL" : "PASS", name, mm ? ": " : "", mm ? mm : "");
+        m->failures += mm != NULL;
+    }
     if (m->step != S_DONE) fail(m, "the migration did not finish (step %d)", m->step);
     if (o->fault != MIG_FAULT_NONE && !m->faulted && o->fault != MIG_FAULT_ABORT) fail(m, "the fault was never injected");
     if (o->fault != MIG_FAULT_NONE && !m->aborted) fail(m, "a faulty migration was not given up");
