@@ -277,6 +277,11 @@ int wire_send(wire_t *w, unsigned port, const uint8_t *frame, size_t len, uint64
     r = decision_rng(w, IMP_DUP, seq, 0);
     bool dup = prng_chance(&r, w->thr_dup);
     unsigned ncopies = (lost || filtered) ? 0 : (unsigned)__builtin_popcountll(dests) * (dup ? 2u : 1u);
+    bool overflow = ncopies > w->nfree && w->cfg.tail_drop;
+    if (overflow) {
+        w->st.buffer_dropped++;
+        ncopies = 0;
+    }
     if (ncopies > w->nfree) {
         w->st.pool_full++;
         set_err(w,
@@ -301,8 +306,8 @@ int wire_send(wire_t *w, unsigned port, const uint8_t *frame, size_t len, uint64
         return WIRE_OK;
     }
     if (flood) w->st.switch_flooded++;
-    if (lost) {
-        w->st.lost++;
+    if (lost || overflow) {
+        w->st.lost += lost;
         return WIRE_OK;
     }
     if (dup) w->st.duplicated += (uint64_t)__builtin_popcountll(dests);
@@ -454,5 +459,11 @@ uint64_t wire_next_due(const wire_t *w, unsigned port) {
 }
 uint64_t wire_tx_free(const wire_t *w, unsigned port) { return port < w->nports ? w->tx_free[port] : 0; }
 unsigned wire_in_flight(const wire_t *w) { return w->cfg.pool_frames - w->nfree; }
+unsigned wire_pool_free(const wire_t *w) { return w->nfree; }
+bool wire_tx_ready(const wire_t *w, unsigned port, uint64_t now, uint32_t fifo_bytes) {
+    if (port >= w->nports) return false;
+    uint64_t backlog = w->tx_free[port] > now ? w->tx_free[port] - now : 0;
+    return backlog * w->cfg.bytes_per_cycle <= fifo_bytes;
+}
 const wire_stats_t *wire_stats(const wire_t *w) { return &w->st; }
 unsigned wire_nports(const wire_t *w) { return w->nports; }

@@ -75,6 +75,9 @@ typedef struct {
     uint32_t corrupt_max_bits;     /* a corrupted copy gets 1..this many bit flips; 0 -> 1 */
     wire_pause_t pause[WIRE_MAX_PAUSE];  /* windows with end > start are active */
     uint32_t pool_frames;      /* frame slots (copies in flight); 0 -> 1024 */
+    bool tail_drop;            /* a send the pool cannot hold is dropped, as a switch with a full
+                                  buffer drops it: captured as sent, counted in buffer_dropped,
+                                  wire_send returns WIRE_OK. Off: refused (WIRE_ERR_POOL_FULL). */
     uint32_t max_frame;        /* 0 -> WIRE_MAX_FRAME */
     const char *pcap_sent;     /* optional: every frame accepted by wire_send, at its send cycle */
     const char *pcap_delivered;/* optional: every frame wire_recv hands out, at its due cycle */
@@ -98,6 +101,7 @@ typedef struct {
     uint64_t out_of_order;    /* deliveries on a port whose send sequence is lower than one
                                  already delivered on that port (the observable reordering) */
     uint64_t pool_full;       /* wire_send calls refused with WIRE_ERR_POOL_FULL */
+    uint64_t buffer_dropped;  /* frames dropped because the pool was full (tail_drop) */
     uint64_t switch_flooded;  /* frames flooded (broadcast/multicast/unknown) by a switch */
     uint64_t switch_filtered; /* frames a switch dropped because the destination is the ingress */
     uint32_t pool_in_use;     /* slots currently holding a copy */
@@ -153,6 +157,12 @@ uint64_t wire_next_due(const wire_t *w, unsigned port);
 uint64_t wire_tx_free(const wire_t *w, unsigned port);
 /* Copies in flight (queued, not yet handed out). */
 unsigned wire_in_flight(const wire_t *w);
+/* Free frame slots. */
+unsigned wire_pool_free(const wire_t *w);
+/* Whether `port`'s sender may start a frame at `now`, as a MAC with a TX FIFO of fifo_bytes
+ * decides: the transmitter's backlog (bytes not yet serialised) is at most fifo_bytes. A sender
+ * that waits for this never queues without bound on its own link. */
+bool wire_tx_ready(const wire_t *w, unsigned port, uint64_t now, uint32_t fifo_bytes);
 
 const wire_stats_t *wire_stats(const wire_t *w);
 unsigned wire_nports(const wire_t *w);

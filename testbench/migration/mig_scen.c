@@ -372,6 +372,10 @@ int mig_scen_run(const mig_scen_opts_t *o) {
         printf("info migration %s: suspend-active %" PRIu64 " cycles, suspend-passive %" PRIu64 ", VM held %" PRIu64
                ", image %" PRIu64 " B, stop-and-copy %" PRIu64 " B, %u pre-copy passes, device downtime %" PRIu64 " cycles\n",
                name, m->t_susp_active, m->t_susp_passive, m->resumed_at - m->hold_at, m->image_bytes, m->stopcopy_bytes, m->passes, m->downtime);
+    /* losses the resend count may attribute to the wire (its impairments and full buffers) */
+    const wire_stats_t *ws = wire_stats(nic_tb_wire(m->tb));
+    printf("info migration %s: wire sent %" PRIu64 " frames, lost %" PRIu64 ", dropped by full buffers %" PRIu64 "\n", name, ws->sent,
+           ws->lost, ws->buffer_dropped);
     if (o->figures) {
         mig_scen_figures_t f = {0};
         if (migrated && !m->failures)

@@ -175,6 +175,7 @@ nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
         for (unsigned i = 0; i < tb->ns; i++) x->q[i] = calloc(QCAP, tb->s[i].size ? tb->s[i].size : 1);
         if (c->mode != NIC_TB_C) x->rtl = m->rtl_new();
     }
+    tb->c.wire.tail_drop = true; /* see mac_may_start */
     tb->w = c->use_switch ? wire_switch_new(&tb->c.wire, c->nics < 2 ? 2 : c->nics) : wire_new(&tb->c.wire);
     if (c->threads > 1 && c->nics > 1 &&
         !(tb->threads = step_threads_new(c->threads < c->nics ? c->threads : c->nics, c->nics, step_nic_model, tb))) {
@@ -265,6 +266,18 @@ static hls_u512 bytes_to_u512(const uint8_t *p, unsigned n) {
     return v;
 }
 
+/* The MAC starts a frame only when its link can take it: at most MAC_TX_FIFO bytes waiting for
+ * the transmitter (wire_tx_ready). The datapath emits a beat of 64 bytes a cycle, faster than
+ * any link here; without this pacing the transmitter's queue grew without bound (round trips
+ * of 300k cycles under 1 MiB messages, past any ACK timeout). Once a frame has started, its
+ * beats are taken back to back, as a MAC's store-and-forward FIFO does. A receiver slower than
+ * its link still fills the wire's pool: the wire then drops, as a switch with a full buffer
+ * does (tail_drop, set in nic_tb_new), and the frame shows in the sent pcap only. */
+#define MAC_TX_FIFO 9216u /* one jumbo frame */
+static bool mac_may_start(const nic_tb_t *tb, const nic_t *x) {
+    return wire_tx_ready(tb->w, (unsigned)(x - tb->nic), tb->cycle, MAC_TX_FIFO);
+}
+
 static void drive_inputs(nic_tb_t *tb, nic_t *x, hostmem_port_out_t *mo) {
     const ifc_t *f = tb->ifc;
     memset(x->in, 0, f->in_size);
@@ -277,7 +290,7 @@ static void drive_inputs(nic_tb_t *tb, nic_t *x, hostmem_port_out_t *mo) {
             }
         } else {
             bool ready = !prng_chance(&tb->rng, tb->bp_thresh);
-            if ((int)i == tb->frame_out) ready = true;
+            if ((int)i == tb->frame_out) ready = x->tx_len > 0 || mac_may_start(tb, x);
             for (unsigned d = 0; d < tb->ndma; d++) ready |= tb->dma_req[d] == (int)i;
             set_bool(x->in, &f->in[s->ready], ready && x->qn[i] < QCAP);
         }
@@ -439,8 +452,12 @@ static void take_outputs(nic_tb_t *tb, unsigned n) {
             if (x->tx_len + nb <= FRAME_MAX) memcpy(x->tx_buf + x->tx_len, p, nb);
             x->tx_len += nb;
             if (b.last) {
-                if (x->tx_len <= FRAME_MAX)
-                    wire_send(tb->w, n, x->tx_buf, x->tx_len, tb->cycle);
+                /* with tail_drop a full pool is a visible drop: any refusal is a testbench bug */
+                if (x->tx_len <= FRAME_MAX && wire_send(tb->w, n, x->tx_buf, x->tx_len, tb->cycle) != WIRE_OK) {
+                    fprintf(stderr, "nic_tb: NIC %u's frame of %zu bytes refused by the wire: %s\n", n, x->tx_len,
+                            wire_last_error(tb->w));
+                    abort();
+                }
                 x->frames_sent++;
                 x->tx_len = 0;
             }
@@ -537,6 +554,9 @@ bool nic_tb_run_until(nic_tb_t *tb, bool (*cond)(nic_tb_t *, void *), void *arg,
 /* ---- frames from the firmware, migration --------------------------------------------------- */
 int nic_tb_send_frame(nic_tb_t *tb, unsigned nic, const uint8_t *frame, size_t len) {
     if (tb->nic[nic].detached) return WIRE_ERR_PORT;
+    /* the firmware's frames (announces) wait for room rather than meet the tail drop: the
+     * caller retries, as the firmware's MAC would hold the frame */
+    if (wire_pool_free(tb->w) < 2 * wire_nports(tb->w)) return WIRE_ERR_POOL_FULL;
     int r = wire_send(tb->w, nic, frame, len, tb->cycle);
     if (r == WIRE_OK) tb->nic[nic].frames_sent++;
     return r;

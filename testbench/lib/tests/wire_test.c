@@ -560,8 +560,52 @@ static void test_pcap(const char *dir) {
     tb_end();
 }
 
+/* a sender that waits for wire_tx_ready keeps at most a FIFO's worth of backlog and is never
+ * refused: the MAC pacing testbench/nic uses for a NIC's TX */
+static void test_tx_ready(void) {
+    tb_begin("wire_tx_ready: MAC pacing by transmitter backlog");
+    wire_config_t c;
+    wire_config_default(&c);
+    c.bytes_per_cycle = 10;
+    c.latency_cycles = 100;
+    wire_t *w = wire_new(&c);
+    make_frame(fr, 100, 0);
+    CHECK(wire_tx_ready(w, 0, 0, 200), "idle link ready");
+    CHECK(wire_send(w, 0, fr, 100, 0) == WIRE_OK && wire_send(w, 0, fr, 100, 0) == WIRE_OK, "two frames");
+    CHECK(wire_send(w, 0, fr, 100, 0) == WIRE_OK, "third frame");
+    /* 300 bytes queued at cycle 0: 30 cycles of backlog */
+    CHECK(!wire_tx_ready(w, 0, 0, 200), "300 B backlog exceeds a 200 B FIFO");
+    CHECK(!wire_tx_ready(w, 0, 9, 200), "210 B backlog at cycle 9");
+    CHECK(wire_tx_ready(w, 0, 10, 200), "200 B backlog at cycle 10");
+    CHECK(wire_tx_ready(w, 1, 0, 0), "the other direction is idle");
+    CHECK(!wire_tx_ready(w, 2, 0, 200), "no port 2");
+    wire_free(w);
+    tb_end();
+
+    tb_begin("wire tail_drop: a full pool drops the frame visibly, as a full switch buffer");
+    c.pool_frames = 2;
+    c.tail_drop = true;
+    w = wire_new(&c);
+    for (int i = 0; i < 3; i++) {
+        make_frame(fr, 100, (uint64_t)i);
+        CHECK(wire_send(w, 0, fr, 100, 0) == WIRE_OK, "send %d accepted", i);
+    }
+    CHECK(wire_stats(w)->buffer_dropped == 1 && wire_stats(w)->sent == 3 && wire_stats(w)->lost == 0 &&
+              wire_stats(w)->pool_full == 0, "counters: %llu dropped", (unsigned long long)wire_stats(w)->buffer_dropped);
+    CHECK(wire_tx_free(w, 0) == 30, "the dropped frame used its transmitter time");
+    size_t l;
+    wire_rx_info_t info;
+    unsigned got = 0;
+    while (got < 4 && wire_recv_ex(w, 1, buf, sizeof buf, &l, BIG, &info) == 1) got++;
+    CHECK(got == 2 && info.seq == 1, "two frames delivered, the third dropped");
+    CHECK(wire_pool_free(w) == 2, "pool free again");
+    wire_free(w);
+    tb_end();
+}
+
 int main(int argc, char **argv) {
     test_exact();
+    test_tx_ready();
     test_determinism();
     test_rates();
     test_pause();
