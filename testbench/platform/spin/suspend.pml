@@ -4,15 +4,15 @@
  * them all. The property: no P2P write is lost (reaches a device after its state was
  * captured) or missing from its target's image at the end.
  *
- * Build options (-D): NDEV, NWRITES; ONE_PHASE (the hypervisor's order); NO_A2A, NO_FLUSH
- * (drop an ordering rule); PER_PORT_SWITCH, PEER_READ (the other switch kind and its cure).
+ * Build options (-D): NDEV, NWRITES; ONE_PHASE (the hypervisor's order); NO_A2A, NO_B2A,
+ * NO_D2A (drop an ordering rule); PER_PORT_SWITCH, PEER_READ (the other switch kind and its cure).
  */
 
 #ifndef NDEV
 #define NDEV 2          /* devices under the switch */
 #endif
 #ifndef NWRITES
-#define NWRITES 2       /* P2P writes each device starts at most */
+#define NWRITES 3       /* P2P writes each device starts at most: one more than a queue holds */
 #endif
 #define ROOT NDEV       /* node (and switch port) of the root port */
 #define NPORT (NDEV + 1)

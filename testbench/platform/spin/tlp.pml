@@ -53,16 +53,22 @@ hidden byte scan;
  * Otherwise anything goes: a completion passes a non-posted request and the reverse
  * (B4/C4/D3), non-posted requests pass each other (B3/C3) and so do completions (D4; each
  * read here has one completion, so D5b never applies), and a posted request passes both
- * (A3/A4: must be able to, or the fabric could deadlock). NO_FLUSH (the load-bearing check)
- * drops B2a/C2a/D2a. */
-#ifdef NO_FLUSH
-#define NP_CPL_MAY_PASS_POSTED 1
+ * (A3/A4: must be able to, or the fabric could deadlock). The load-bearing checks drop
+ * B2a/C2a (NO_B2A) or D2a (NO_D2A). */
+#ifdef NO_B2A
+#define NP_MAY_PASS_POSTED 1
 #else
-#define NP_CPL_MAY_PASS_POSTED 0
+#define NP_MAY_PASS_POSTED 0
+#endif
+#ifdef NO_D2A
+#define CPL_MAY_PASS_POSTED 1
+#else
+#define CPL_MAY_PASS_POSTED 0
 #endif
 
 /* TLP i of class c of hop H may leave now. */
-#define ORDERED_MAY_LEAVE(H, c, i)  (H.q[c].n > i && (NP_CPL_MAY_PASS_POSTED || H.q[c].e[i].ahead == 0))
+#define ORDERED_MAY_LEAVE(H, c, i) \
+    (H.q[c].n > i && ((c == CLS_NP -> NP_MAY_PASS_POSTED : CPL_MAY_PASS_POSTED) || H.q[c].e[i].ahead == 0))
 #define MAY_LEAVE(H, c, i)  (c == CLS_P -> POSTED_MAY_LEAVE(H, i) : ORDERED_MAY_LEAVE(H, c, i))
 
 /* Append pkt to class c of hop H (the caller checked ROOM). */
