@@ -26,6 +26,9 @@ PACKAGES=(
     # migration firmware: linked for rv32imc by lld (clang-19 drives it), its unit tests run
     # on that build under qemu-riscv32 (Linux user mode) to show it width- and endian-clean
     lld-19 qemu-user
+    # the exhaustive model of the multi-device suspend (testbench/platform/spin, make -C
+    # testbench/platform spin): spin writes a C verifier, gcc builds it
+    spin
     # build and scripts
     make gcc g++ python3
 )
