@@ -122,6 +122,11 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
     bool resp = needs_resp(w->opcode);
     bool before = psn_lt(w->last_psn, p);     /* the packet is for a later WQE */
     *status = NIC_WC_SUCCESS;
+    /* an earlier ACK already covered this WQE (cmp_qpc_t.acked): a SEND/WRITE is done; a
+     * READ/atomic lost its response, as if that ACK came now (9.7.5.1.4) */
+    bool covered = (st->c.acked >> 31) != 0 && psn_le(w->first_psn, st->c.acked & 0xFFFFFF);
+    if (covered && !resp && psn_le(w->last_psn, st->c.acked & 0xFFFFFF)) return V_RETIRE;
+    if (covered && resp && psn_lt(p, w->first_psn)) return V_RETRY;
     if (op == ROCE_OP_ACKNOWLEDGE && syn_type == 0) {
         /* coalesced ACK: everything up to p arrived; a READ/atomic at or before p whose
          * response we have not seen lost it (9.7.5.1.4), go back to it */
@@ -185,6 +190,17 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
     return (uint32_t)(hls_u24)((hls_u24)p - (hls_u24)w->first_psn) + (syn_type == 0 ? 1u : 0u);
 }
 
+/* cmp_qpc_t.acked after the latched packet: a coalesced ACK at or past the first PSN of the
+ * oldest WQE w, a READ/atomic still owed its response, is kept (the later of two). */
+HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) {
+    uint32_t p = (uint32_t)st->p_psn;
+    bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
+    bool had = (st->c.acked >> 31) != 0;
+    bool keep = ack && needs_resp(w->opcode) && psn_le(w->first_psn, p) &&
+                !(had && psn_lt(p, st->c.acked & 0xFFFFFF));
+    return keep ? (p | 0x80000000u) : st->c.acked;
+}
+
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */
 HLS_INLINE void finish(completer_state *st) { st->phase = st->beats_left ? CP_DRAIN : CP_WB; }
 
@@ -194,6 +210,8 @@ HLS_INLINE void pop_head(completer_state *st, const cmp_wrec_t *w) {
     st->c.count = st->c.count - 1;
     st->c.head_done = 0;
     st->c.rd_start = 0;
+    /* an ACK up to or before this WQE has nothing left to cover */
+    if (st->c.count == 0 || psn_le(st->c.acked & 0xFFFFFF, w->last_psn)) st->c.acked = 0;
     st->next_idx = w->wqe_index + 1;
     st->next_psn = (w->last_psn + 1) & 0xFFFFFF; /* WQEs' PSNs are contiguous in SQ order */
     hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | st->c.head);
@@ -451,8 +469,11 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                          ? verdict(st, &h, &status) : V_DONE;
         /* a duplicated or delayed response after a resend started is an echo of the loss
          * that is already being repaired: one resend per loss, not one per echo (with
-         * duplication on the wire every retry was burnt at once: testbench/scenario faults) */
-        if (v == V_RETRY && st->c.retrying) v = V_DONE;
+         * duplication on the wire every retry was burnt at once: testbench/scenario faults).
+         * Progress earlier in this event (a READ just completed) ends the repair: the next
+         * WQE's own loss is a new one */
+        if (v == V_RETRY && st->c.retrying && !st->progress) v = V_DONE;
+        if (any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT) st->c.acked = acked_after(st, &h);
         st->act_status = status;
         if (any && h.status == NIC_WC_WR_FLUSH_ERR) {
             out->cqe.valid = 1;
@@ -614,8 +635,13 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
          * 9.7.5.2, rxe req_retry): mid-message behind what it acknowledged or a NAK named, a
          * READ from its first missing response, whose request then asks for the rest only.
          * Backoff mode doubles the next timeout up to the cap (DA3). */
+        /* a READ/atomic an ACK went past (acked): the peer has the requests after it, so
+         * only this one is sent again (REISSUE); otherwise (a sequence or RNR NAK, a timeout
+         * with no such ACK) the peer may lack them: go-back-N (REWIND) */
+        bool alone = needs_resp(h.opcode) && (st->c.acked >> 31) != 0 && psn_le(h.first_psn, st->c.acked & 0xFFFFFF);
         out->req_ctl.valid = 1;
-        out->req_ctl.data = make_ctl(NIC_REQ_REWIND, st->qp, h.wqe_index, h.first_psn + st->c.head_done);
+        out->req_ctl.data = make_ctl(alone ? NIC_REQ_REISSUE : NIC_REQ_REWIND, st->qp, h.wqe_index,
+                                     h.first_psn + st->c.head_done);
         out->req_ctl.data.psn_off = (hls_u24)st->c.head_done;
         if (in->req_ctl_ready) {
             cmp_qpc_t c = st->c;

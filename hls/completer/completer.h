@@ -73,8 +73,14 @@ typedef struct {
                               keeps head_done, rd_start and the retry state (ring rebuild) */
     uint32_t rd_start;     /* head_done when the head READ's request was last (re)sent: its
                               first response is READ_RESPONSE_FIRST/ONLY there */
+    uint32_t acked;        /* bit 31 set: an ACK said the peer has every request up to PSN
+                              acked & 0xFFFFFF, but retired nothing because the oldest WQE, a
+                              READ/atomic, lacked its response (9.7.5.1.4). SEND/WRITE WQEs up
+                              to it retire as soon as they are the oldest, so the READ's re-issue
+                              needs no second ACK for them (docs/completer.md "Retry") */
+    uint32_t rsvd;         /* 0: keeps the row a multiple of 8 bytes with no padding */
 } cmp_qpc_t;
-_Static_assert(sizeof(cmp_qpc_t) == 40, "qpc row: no padding");
+_Static_assert(sizeof(cmp_qpc_t) == 48, "qpc row: no padding");
 
 /* One outstanding WQE (a wqe_rec without qp/flush), 40 bytes. A memory word may hold only
  * whole standard integers and no padding, so the 7 bytes after `status` are explicit

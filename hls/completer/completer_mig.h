@@ -39,6 +39,7 @@ HLS_INLINE cmp_qpc_t comp_ctx_load(cmp_qpc_t c, hls_u128 d) {
     c.rnr_wait = 0;
     c.sqd_wait = 0;
     c.keep_head = 1;
+    c.acked = 0; /* not in the image: the resume probe's answer sets it again */
     return c;
 }
 

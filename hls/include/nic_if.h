@@ -457,6 +457,9 @@ enum {
     NIC_REQ_REWIND = 2,       /* go back: resend from PSN psn, psn_off PSNs into WQE wqe_index */
     NIC_REQ_STOP = 3,         /* QP failed: stop sending, flush what is left */
     NIC_REQ_MIG_MARK = 4,     /* migration marker of function qp >> NIC_QP_SLOT_BITS */
+    NIC_REQ_REISSUE = 5,      /* as REWIND, for a READ/atomic the peer answered past (an ACK
+                                 beyond it came): that request alone, then on from where the
+                                 requester is (docs/requester.md "Retransmission") */
 };
 /* REWIND restarts where IB vol. 1 9.7.5.2 says, mid-message if need be: at the PSN a sequence
  * or RNR NAK names, or after the last PSN the peer acknowledged (timeout), or, for a READ, at

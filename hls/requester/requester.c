@@ -206,6 +206,7 @@ HLS_INLINE bool ctx_has_work(const req_ctx_t *c) {
 /* Stop sending: WQEs that already have a record are the completer's to flush; the rest
  * will be emitted as flush records. */
 HLS_INLINE void ctx_flush(req_ctx_t *c) {
+    c->ret = false;
     if (!c->flushing) {
         c->sq_head = c->sq_hi;
         c->offset = 0;
@@ -335,7 +336,22 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
      * offset is psn_off * MTU, a shift. One that cannot lie inside a 32-bit length is not
      * believed; one beyond this WQE's length is caught in RQ_DECIDE, when the WQE is known. */
     uint64_t off = (uint64_t)k->psn_off << mtu_log(c.pmtu);
-    if (k->kind == NIC_REQ_REWIND && in_window && !c.flushing && (off >> 32) == 0) {
+    bool back = k->kind == NIC_REQ_REWIND || k->kind == NIC_REQ_REISSUE;
+    if (back && in_window && !c.flushing && (off >> 32) == 0) {
+        /* REISSUE: a READ/atomic the peer answered past lost its response; the peer has the
+         * WQEs after it, so only that request goes again and the stream returns to where it
+         * was (RQ_BUILD), not a go-back-N round over every WQE behind it (after a migration:
+         * thousands of packets behind a 1 MiB READ whose response the suspended source
+         * dropped). If the peer lacks a later packet after all, the next one draws a sequence
+         * NAK for it. A REWIND is a go-back-N round as before and forgets the return. */
+        bool alone = k->kind == NIC_REQ_REISSUE && (c.rd_mask & rd_bit(k->wqe_index)) != 0;
+        if (alone && c.sq_head != k->wqe_index && !c.ret) {
+            c.ret = true;
+            c.ret_head = c.sq_head;
+            c.ret_offset = c.offset;
+            c.ret_psn = c.next_psn;
+        }
+        if (!alone) c.ret = false;
         c.sq_head = k->wqe_index;
         c.offset = (uint32_t)off;
         c.next_psn = k->psn;
@@ -759,6 +775,13 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.wqe_valid = false;
         } else {
             c.offset = c.offset + plen;
+        }
+        if (c.ret && is_rd_atomic(op)) {         /* the re-issued request is out: return */
+            c.sq_head = c.ret_head;
+            c.offset = c.ret_offset;
+            c.next_psn = c.ret_psn;
+            c.wqe_valid = false;
+            c.ret = false;
         }
         st->cur = c;                             /* the row as it is after this packet */
         st->fsm = plen != 0 ? RQ_PKT_REQ : RQ_PKT;

@@ -43,6 +43,12 @@ typedef struct {
     bool rebuild;
     uint16_t rb_idx;
     hls_u24 rb_psn;
+    /* a REWIND to a READ/atomic with later WQEs already sent re-issues only that request,
+     * then returns here (docs/requester.md "Retry"): the position it came from */
+    bool ret;
+    uint16_t ret_head;
+    uint32_t ret_offset;
+    hls_u24 ret_psn;
 } req_ctx_t;
 
 typedef hls_uint(512) req_row_t;
@@ -75,7 +81,11 @@ enum {
     RP_REBUILD = RP_OWN_FLUSH + 1,
     RP_RB_IDX = RP_REBUILD + 1,
     RP_RB_PSN = RP_RB_IDX + 16,
-    RP_END = RP_RB_PSN + 24,
+    RP_RET = RP_RB_PSN + 24,
+    RP_RET_HEAD = RP_RET + 1,
+    RP_RET_OFFSET = RP_RET_HEAD + 16,
+    RP_RET_PSN = RP_RET_OFFSET + 32,
+    RP_END = RP_RET_PSN + 24,
 };
 _Static_assert(RP_END <= 512, "requester context row does not fit its word");
 
@@ -117,6 +127,10 @@ HLS_INLINE req_row_t ctx_pack(const req_ctx_t *c) {
     w = rp_put(w, RP_REBUILD, 1, c->rebuild);
     w = rp_put(w, RP_RB_IDX, 16, c->rb_idx);
     w = rp_put(w, RP_RB_PSN, 24, c->rb_psn);
+    w = rp_put(w, RP_RET, 1, c->ret);
+    w = rp_put(w, RP_RET_HEAD, 16, c->ret_head);
+    w = rp_put(w, RP_RET_OFFSET, 32, c->ret_offset);
+    w = rp_put(w, RP_RET_PSN, 24, c->ret_psn);
     return w;
 }
 
@@ -148,6 +162,10 @@ HLS_INLINE req_ctx_t ctx_unpack(req_row_t w) {
     c.rebuild = rp_get(w, RP_REBUILD, 1) != 0;
     c.rb_idx = (uint16_t)rp_get(w, RP_RB_IDX, 16);
     c.rb_psn = (hls_u24)rp_get(w, RP_RB_PSN, 24);
+    c.ret = rp_get(w, RP_RET, 1) != 0;
+    c.ret_head = (uint16_t)rp_get(w, RP_RET_HEAD, 16);
+    c.ret_offset = (uint32_t)rp_get(w, RP_RET_OFFSET, 32);
+    c.ret_psn = (hls_u24)rp_get(w, RP_RET_PSN, 24);
     return c;
 }
 

@@ -31,18 +31,21 @@ HLS_INLINE uint64_t img_get(req_img_t m, unsigned lo, unsigned width) {
     return (uint64_t)(m >> lo) & rp_mask(width);
 }
 
+/* A READ/atomic re-issue still owed (ret) is not in the image: the position saved is the one
+ * it would return to, and the destination's resume probe draws the answer that asks for the
+ * re-issue again (docs/requester.md "Migration"). */
 HLS_INLINE req_img_t req_image(const req_ctx_t *c) {
     req_img_t m = 0;
     m = img_put(m, NIC_CTX_REQ_SQ_TAIL, 16, c->sq_tail);
-    m = img_put(m, NIC_CTX_REQ_SQ_HEAD, 16, c->sq_head);
+    m = img_put(m, NIC_CTX_REQ_SQ_HEAD, 16, c->ret ? c->ret_head : c->sq_head);
     m = img_put(m, NIC_CTX_REQ_SQ_HI, 16, c->sq_hi);
     m = img_put(m, NIC_CTX_REQ_UNA, 16, c->una);
-    m = img_put(m, NIC_CTX_REQ_NEXT_PSN, 24, c->next_psn);
+    m = img_put(m, NIC_CTX_REQ_NEXT_PSN, 24, c->ret ? c->ret_psn : c->next_psn);
     m = img_put(m, NIC_CTX_REQ_UNA_PSN, 24, c->una_psn);
     m = img_put(m, NIC_CTX_REQ_FLUSHING, 1, c->flushing);
     m = img_put(m, NIC_CTX_REQ_OWN_FLUSH, 1, c->own_flush);
     m = img_put(m, NIC_CTX_REQ_QUIESCED, 1, c->quiesced);
-    m = img_put(m, NIC_CTX_REQ_OFFSET, 32, c->offset);
+    m = img_put(m, NIC_CTX_REQ_OFFSET, 32, c->ret ? c->ret_offset : c->offset);
     m = img_put(m, NIC_CTX_REQ_RD_MASK, 16, c->rd_mask);
     return m;
 }
@@ -71,6 +74,7 @@ HLS_INLINE req_ctx_t req_ctx_load(req_ctx_t c, unsigned w, hls_u128 d) {
     c.rd_mask = (uint16_t)img_get(m, NIC_CTX_REQ_RD_MASK, 16);
     c.wqe_valid = false;
     c.rd_wait = false;
+    c.ret = false;
     /* the completer's ring of WQEs una .. sq_hi - 1 is rebuilt from the send queue before
      * anything new is sent (each word's write recomputes it from the whole image) */
     c.rebuild = c.una != c.sq_hi;

@@ -46,6 +46,7 @@ static int load(const char *path, uint32_t ns, frames_t *out) {
 }
 
 static bool is_request(uint8_t op) { return op <= 0x0c || op == 0x13 || op == 0x14; }
+static bool is_read_atomic(uint8_t op) { return op == 0x0c || op == 0x13 || op == 0x14; }
 static bool is_response(uint8_t op) { return op >= 0x0d && op <= 0x12; }
 /* a response with PSN q covers request PSN p when p is at or before q (24-bit serial numbers) */
 static bool covers(uint32_t q, uint32_t p) { return ((q - p) & 0xffffff) < 0x800000; }
@@ -73,18 +74,23 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
         }
         r->sent_after++;
         bool before = false, copy_arrived = false, response_sent = false, response_arrived = false;
-        for (size_t j = 0; j < s.n && s.f[j].cycle < moved; j++) {
+        for (size_t j = 0; j < s.n && s.f[j].cycle < x->cycle; j++) {
             const frame_t *y = &s.f[j];
-            if (y->src == mac && y->dqpn == dqpn && y->psn == x->psn && is_request(y->op)) {
+            if (y->cycle < moved && y->src == mac && y->dqpn == dqpn && y->psn == x->psn && is_request(y->op)) {
                 before = true;
                 copy_arrived |= delivered_copies(&d, y) > 0;
             }
+            /* a response covering it that the wire lost, before or after the move */
             if (y->dst == mac && y->dqpn == qpn && is_response(y->op) && covers(y->psn, x->psn)) {
                 response_sent = true;
                 response_arrived |= delivered_copies(&d, y) > 0;
             }
         }
         if (!before) continue;
+        if (is_read_atomic(x->op)) {
+            r->reissued++;
+            continue;
+        }
         r->resent++;
         /* the wire explains it: every earlier copy lost, or every response to it lost */
         if (!copy_arrived || (response_sent && !response_arrived)) r->explained++;

@@ -89,12 +89,14 @@ int mig_scen_run(const mig_scen_opts_t *o);
 /* ---- resends (mig_resend.c) ------------------------------------------------------------ */
 /* From the sent and delivered pcaps: request packets of the QP (QPN qpn at MAC mac, its
  * peer's QPN dqpn) sent after cycle `moved` that were sent before it too (resends), and how
- * many of those the wire explains (every earlier copy lost, or every response covering it
- * lost). docs/migration.md section 7 gives the rule. -1 if a pcap cannot be read. */
+ * many of those the wire explains (every earlier copy lost, or every response covering it,
+ * sent before the resend, lost). READ and atomic requests sent again are counted apart
+ * (reissued): their responses, dropped by the suspended source, are gone and must be asked
+ * for again. docs/migration.md section 7 gives the rule. -1 if a pcap cannot be read. */
 /* requests the QP sent before and after the move (so a count of 0 resends is not a pcap that
- * showed nothing), of those after: copies of a PSN sent before, and of them those the wire
- * explains */
-typedef struct { unsigned sent_before, sent_after, resent, explained; } mig_resends_t;
+ * showed nothing), of those after: copies of a PSN sent before (SEND/WRITE packets), of them
+ * those the wire explains, and READ/atomic requests sent again */
+typedef struct { unsigned sent_before, sent_after, resent, explained, reissued; } mig_resends_t;
 int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint32_t dqpn,
                       uint64_t moved, uint32_t ns_per_cycle, mig_resends_t *r);
 

@@ -997,6 +997,63 @@ static void t_rewind_mid(void) {
     tb_free(t);
 }
 
+/* A REISSUE of a READ/atomic with later WQEs already sent sends that request alone and
+ * returns to where the stream was, mid-message included: the peer has the later packets (it
+ * answered past the READ). A REWIND, to a SEND/WRITE or to a READ, is a go-back-N round. */
+static void t_rewind_read_returns(void) {
+    tb_t *t = tb_new(61, 0.25);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 1, 7, 1, 0xFFFFFD, true);           /* MTU 256 */
+    post(t, q, NIC_WR_SEND, 100, 0);                           /* 0: fffffd */
+    post(t, q, NIC_WR_READ, 256 * 4, 0);                       /* 1: fffffe..1 */
+    post(t, q, NIC_WR_CAS, 8, 0);                              /* 2: 2 */
+    post(t, q, NIC_WR_WRITE, 256 * 6, 0);                      /* 3: 3..8 */
+    ring(t, q);
+    int nref = ref_packets(q, 0, q->nw, refbuf, MAXP);         /* 1 + 1 + 1 + 6 = 9 */
+    /* mid-WRITE: 3 of its 6 packets out */
+    while (t->npkts < 6 && !failed && t->cycle < 100000) step(t);
+    push_ctl_off(t, NIC_REQ_REISSUE, q->row, q->wqe[1].index, (q->wqe[1].psn + 2) % (1u << 24), 2);
+    EXPECT(run(t, 400000), "did not go idle");
+    pair_payloads(t);
+    int x = t->npkts - nref;                                   /* packets beyond the first pass */
+    EXPECT(x == 1, "%d packets beyond the first pass, want 1 (the READ alone)", x);
+    int r = -1;                                                /* where the re-issued READ is */
+    for (int i = 0; i < t->npkts && r < 0; i++)
+        if (t->pkts[i].h.psn == (hls_u24)((q->wqe[1].psn + 2) % (1u << 24)) && t->pkts[i].h.opcode == ROCE_OP_RDMA_READ_REQUEST)
+            r = i;
+    EXPECT(r >= 6, "no READ re-issued at first + 2 after the REWIND");
+    int n = ref_resume(q, 1, 2, refbuf, MAXP);
+    if (r >= 0 && n > 0) check_pkt(t, &t->pkts[r], &refbuf[0], "re-issued READ", r);
+    ref_packets(q, 0, q->nw, refbuf, MAXP);
+    /* every other packet is the first pass, in order: the WRITE went on where it stopped */
+    for (int i = 0, j = 0; i < t->npkts && j < nref && !failed; i++)
+        if (i != r) check_pkt(t, &t->pkts[i], &refbuf[j++], "first pass around the re-issue", i);
+    /* more work after the return: PSNs go on from the WRITE's end */
+    post(t, q, NIC_WR_SEND, 10, 0);                            /* 4: 9 */
+    ring(t, q);
+    EXPECT(run(t, 400000), "did not go idle");
+    EXPECT(t->npkts == nref + 2 && t->pkts[t->npkts - 1].h.psn == (hls_u24)q->wqe[4].psn,
+           "new SEND: %d packets, PSN %u, want %d and %u", t->npkts, (unsigned)t->pkts[t->npkts - 1].h.psn, nref + 2,
+           (unsigned)q->wqe[4].psn);
+    /* an atomic: alone too */
+    push_ctl(t, NIC_REQ_REISSUE, q->row, q->wqe[2].index, q->wqe[2].psn);
+    EXPECT(run(t, 400000), "did not go idle");
+    EXPECT(t->npkts == nref + 3 && t->pkts[t->npkts - 1].h.opcode == ROCE_OP_COMPARE_SWAP, "CAS alone: %d packets",
+           t->npkts);
+    /* a SEND/WRITE: go-back-N from it (WRITE 6 + SEND 1) */
+    push_ctl(t, NIC_REQ_REWIND, q->row, q->wqe[3].index, q->wqe[3].psn);
+    EXPECT(run(t, 400000), "did not go idle");
+    EXPECT(t->npkts == nref + 3 + 7, "REWIND to the WRITE: %d packets, want %d", t->npkts, nref + 3 + 7);
+    /* a REWIND to the CAS: go-back-N from it too (CAS 1 + WRITE 6 + SEND 1) */
+    push_ctl(t, NIC_REQ_REWIND, q->row, q->wqe[2].index, q->wqe[2].psn);
+    EXPECT(run(t, 400000), "did not go idle");
+    EXPECT(t->npkts == nref + 3 + 7 + 8, "REWIND to the CAS: %d packets, want %d", t->npkts, nref + 3 + 7 + 8);
+    check_recs_all_sent(t, q, "rewind read returns");
+    report("REISSUE of a READ/atomic with later WQEs sent: that request alone, then back mid-message; REWIND: go-back-N");
+    tb_free(t);
+}
+
 /* NIC_OUTSTANDING: at most 16 started, unretired WQEs; RETIRED frees slots. */
 static void t_outstanding(void) {
     tb_t *t = tb_new(19, 0.2);
@@ -1654,6 +1711,7 @@ int main(void) {
     t_quiesce();
     t_rewind();
     t_rewind_mid();
+    t_rewind_read_returns();
     t_outstanding();
     t_rd_depth();
     t_lkey();
