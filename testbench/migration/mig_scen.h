@@ -78,6 +78,9 @@ typedef struct {
     enum mig_phase abort_phase;
     uint32_t unserved;        /* mig_hal_tb.unserved of both HALs (sections not answered yet) */
     uint64_t start_after;     /* cycles after set-up the migration starts; 0: seeded, 200..20199 */
+    unsigned late_qps;        /* of the qps, the last late_qps pairs are connected during the
+                                 migration (created in RESET; INIT at PreCopy-Start, the rest
+                                 seeded around the hold, finished on A' after the move) */
     mig_scen_figures_t *figures; /* filled by the run when not NULL */
     bool verbose;
 } mig_scen_opts_t;

@@ -2,8 +2,8 @@
  *
  *   mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds FIRST-LAST] [--pcap-dir DIR]
  *            [--fault migrate|abort|corrupt|truncated|tag|not-empty|collide|hw-refuses] [--phase N]
- *            [--qps N] [--ops N] [--max-len BYTES] [--max-cycles N] [--lossy] [--unserved MASK]
- *            [--verbose]
+ *            [--qps N] [--late N] [--ops N] [--max-len BYTES] [--max-cycles N] [--lossy]
+ *            [--unserved MASK] [--verbose]
  *
  * Every seed of the range is one run; odd seeds run on a lossy wire when --lossy is given.
  * Prints PASS/FAIL lines and "mig_scen: N runs, N failed"; exit 0 when every run passed. */
@@ -15,7 +15,7 @@
 
 static int usage(const char *why) {
     fprintf(stderr, "mig_scen: %s\nusage: mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds A-B] [--pcap-dir DIR] "
-                    "[--fault NAME] [--phase N] [--qps N] [--ops N] [--max-len B] [--max-cycles N] [--lossy] [--unserved MASK] [--verbose]\n", why);
+                    "[--fault NAME] [--phase N] [--qps N] [--late N] [--ops N] [--max-len B] [--max-cycles N] [--lossy] [--unserved MASK] [--verbose]\n", why);
     return 2;
 }
 
@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
             o.fault = (enum mig_fault)k;
         } else if (!strcmp(v, "--phase") && more) o.abort_phase = (enum mig_phase)(atoi(argv[++i]) % MIG_PHASES);
         else if (!strcmp(v, "--qps") && more) o.qps = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(v, "--late") && more) o.late_qps = (unsigned)atoi(argv[++i]);
         else if (!strcmp(v, "--ops") && more) o.ops = (unsigned)atoi(argv[++i]);
         else if (!strcmp(v, "--max-len") && more) o.max_len = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(v, "--max-cycles") && more) o.max_cycles = strtoull(argv[++i], NULL, 0);
