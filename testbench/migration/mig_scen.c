@@ -429,7 +429,7 @@ int mig_scen_run(const mig_scen_opts_t *o) {
         if (qo.late) m->late_ep[m->late++] = e;
         for (int side = 0; side < 2; side++)
             for (unsigned k = 0; k < o->ops; k++) scen_add_random(m->s, e + side, 0x7f, q % 2 || o->max_len_all ? o->max_len : 4096);
-        for (int side = 0; side < 2 && !qo.late; side++) {
+        for (int side = 0; side < 2 && !qo.late && !o->one_wave; side++) {
             scen_ep(m->s, e + side)->sends_held = true;
             scen_ep(m->s, e + side)->hold_from = o->ops / 2;
         }
@@ -445,7 +445,7 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     static const unsigned at_suspend[] = {SETUP_BOTH_INIT, 4, 5, SETUP_STEPS};
     m->setup_at_suspend = at_suspend[prng_below(g, 4)];
     m->setup_early = prng_below(g, 2);
-    m->settle = prng_below(g, 6000);
+    m->settle = o->one_wave ? 0 : prng_below(g, 6000);
     if (!m->failures) m->failures += scen_run(m->s, name);
     if (o->mode == NIC_TB_LOCKSTEP) { /* the three NICs' C models against their RTL, every cycle */
         const char *mm = nic_tb_mismatch(m->tb);
