@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
     mig_scen_opts_t o;
     mig_scen_opts_default(&o);
     uint64_t first = 1, last = 1;
-    bool lossy = false;
+    bool lossy = false, late_given = false;
     for (int i = 1; i < argc; i++) {
         const char *v = argv[i];
         bool more = i + 1 < argc;
@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
             o.fault = (enum mig_fault)k;
         } else if (!strcmp(v, "--phase") && more) o.abort_phase = (enum mig_phase)(atoi(argv[++i]) % MIG_PHASES);
         else if (!strcmp(v, "--qps") && more) o.qps = (unsigned)atoi(argv[++i]);
-        else if (!strcmp(v, "--late") && more) o.late_qps = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(v, "--late") && more) o.late_qps = (unsigned)strtoul(argv[++i], NULL, 0), late_given = true;
         else if (!strcmp(v, "--ops") && more) o.ops = (unsigned)atoi(argv[++i]);
         else if (!strcmp(v, "--max-len") && more) o.max_len = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(v, "--max-cycles") && more) o.max_cycles = strtoull(argv[++i], NULL, 0);
@@ -58,6 +58,8 @@ int main(int argc, char **argv) {
     }
     if (!o.iface) return usage("--iface missing");
     if (o.qps < 1 || o.qps > MIG_SCEN_MAX_QPS) return usage("--qps must be 1..16");
+    /* one pair at least must carry traffic from the start (without --late: 1, or 0 with one QP) */
+    if (late_given && o.late_qps >= o.qps) return usage("--late must be below --qps");
     if (o.max_cycles == 0) return usage("--max-cycles must be above 0");
     unsigned runs = 0, failed = 0;
     for (uint64_t seed = first; seed <= last; seed++) {
