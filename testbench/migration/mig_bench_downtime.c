@@ -36,6 +36,8 @@ void mig_bench_downtime(const mig_bench_opts_t *o) {
         so.max_len = o->quick ? 16u << 10 : 64u << 10;
         so.max_cycles = 4000000;
         so.start_after = 3000;
+        so.late_qps = 0;      /* every pair busy from the start, pre-copy under all of it */
+        so.one_wave = true;
         so.figures = &f;
         char what[96], m[96];
         snprintf(what, sizeof what, "migration: %u QP pair(s) migrated with traffic running, every byte right", qps[i]);

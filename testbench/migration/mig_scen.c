@@ -17,6 +17,7 @@
 #include "mig_fw.h"
 #include "mig_hal_tb.h"
 #include "mig_image.h"
+#include "mig_points.h"
 #include "../scenario/scen_priv.h"
 
 enum { NIC_A = 0, NIC_B = 1, NIC_A2 = 2, FN = 0 };
@@ -25,6 +26,13 @@ enum { NIC_A = 0, NIC_B = 1, NIC_A2 = 2, FN = 0 };
 #define RING 64u              /* blocks per buffer */
 
 enum step { S_WAIT, S_PRECOPY, S_SUSPEND, S_FINAL, S_RESUME, S_DONE };
+
+/* A late pair's connection set-up, as its two hosts do it, one MODIFY_QP a step: both INIT,
+ * both RTR, then the peer (B) reaches RTS first and may send to A while A is still in RTR. */
+static const struct { unsigned side; uint8_t to; } setup_steps[] = {
+    {0, NIC_QPS_INIT}, {1, NIC_QPS_INIT}, {0, NIC_QPS_RTR}, {1, NIC_QPS_RTR}, {1, NIC_QPS_RTS}, {0, NIC_QPS_RTS},
+};
+enum { SETUP_BOTH_INIT = 2, SETUP_STEPS = sizeof setup_steps / sizeof *setup_steps };
 
 typedef struct {
     const mig_scen_opts_t *o;
@@ -43,6 +51,18 @@ typedef struct {
     uint64_t image_bytes, stopcopy_bytes, full_pass_bytes, qp_record_bytes, qp_records;
     uint64_t downtime;        /* device cycles of the commands from Suspend-Active on */
     uint64_t precopy_at, precopy_wire_bytes; /* wire bytes sent so far at PreCopy-Start, then during pre-copy */
+    /* late pairs (opts.late_qps): their side-0 endpoints, the set-up steps done, and how far
+     * the set-up has gone when the VM is held (seeded: caught in INIT, RTR, or set up) */
+    int late_ep[MIG_SCEN_MAX_QPS];
+    unsigned late, setup_done, setup_at_suspend;
+    bool setup_early;         /* those steps right at PreCopy-Start, not just before the hold */
+    /* the point: the second half of each busy pair's work is posted when pre-copy has
+     * converged, and the PF suspends `settle` cycles later, so that messages are in flight */
+    uint64_t settle, suspend_at;
+    bool released;
+    mig_points_image_t image; /* the newest QP records the transfer carried */
+    unsigned points[MIG_POINTS];
+    bool classified;
 } mig_t;
 
 static void fail(mig_t *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -64,6 +84,7 @@ void mig_scen_opts_default(mig_scen_opts_t *o) {
     o->ops = 12;
     o->max_len = 64u << 10;
     o->max_cycles = 1500000;
+    o->late_qps = 1;
 }
 
 /* one firmware command; false (and a FAIL naming it) unless it answered `want` */
@@ -119,6 +140,7 @@ static void abort_migration(mig_t *m) {
 /* the block just saved on A, moved to A''s buffer, maybe damaged on the way (a fault) */
 static void transfer(mig_t *m, unsigned k, uint8_t *b) {
     hostmem_read(nic_tb_mem(m->tb, NIC_A), IMG_A + 512ull * k, b, MIG_BLOCK_SIZE);
+    mig_points_take_block(&m->image, b);
     m->image_bytes += MIG_BLOCK_SIZE;
     if (m->step == S_FINAL) m->stopcopy_bytes += MIG_BLOCK_SIZE;
     if (m->step == S_PRECOPY && m->passes == 0) {
@@ -171,6 +193,26 @@ static int inject(mig_t *m, uint8_t *b, uint8_t *flags) {
     }
 }
 
+/* the host CPU's view of A's memory: the send queues the classifier re-reads, at no cost */
+static int backdoor_read(void *mem, uint64_t addr, uint8_t *buf, uint32_t len) {
+    hostmem_read(mem, addr, buf, len);
+    return MIG_OK;
+}
+
+/* where the migration point fell for each QP the image carries (mig_points.h), taken when the
+ * final pass is complete: the state A' resumes from */
+static void classify(mig_t *m) {
+    static const struct mig_hal_ops ops = {.host_read = backdoor_read};
+    struct mig_hal host = {.ops = &ops, .hw = nic_tb_mem(m->tb, NIC_A)};
+    struct mig_resp r = {0};
+    if (mig_points_count(&m->image, &host, m->points, &r)) {
+        fail(m, "classifying the migration point: a QP's send position is not on its WQEs (status %u reason %u qpn 0x%" PRIx64 " next PSN %" PRIu64 ")",
+             r.status, r.reason, r.value[0], r.value[1]);
+        return;
+    }
+    m->classified = true;
+}
+
 /* save one block on A and load it on A'; false when the run's migration ended */
 static bool move_block(mig_t *m, struct mig_resp *sv) {
     unsigned k = m->blk++ % RING;
@@ -181,6 +223,7 @@ static bool move_block(mig_t *m, struct mig_resp *sv) {
     bool final_end = sv->answer == MIG_SAVE_PASS_END && (sv->value[2] & MIG_IMG_FINAL);
     if (final_end) {
         flags |= MIG_LOAD_LAST;
+        classify(m);
         /* stop-and-copy: the VM's memory moves before the load commits and A' resumes */
         if (nic_tb_move_host(m->tb, NIC_A, NIC_A2, FN)) { fail(m, "moving the VM's memory to A' failed"); return false; }
     }
@@ -230,6 +273,12 @@ static void resume_on_destination(mig_t *m) {
     m->step = S_DONE;
 }
 
+/* the VM posts its second wave of work (held since set-up) */
+static void release_work(mig_t *m) {
+    for (int i = 0; i < m->s->nep; i++) scen_ep(m->s, i)->sends_held = false;
+    m->released = true;
+}
+
 static bool step(mig_t *m) {
     struct mig_resp r;
     switch (m->step) {
@@ -269,6 +318,11 @@ static bool step(mig_t *m) {
         if (r.answer == MIG_SAVE_NOTHING_NOW || m->passes >= 3) m->step = S_SUSPEND;
         return true;
     case S_SUSPEND:
+        if (!m->released) {
+            release_work(m);
+            m->suspend_at = nic_tb_now(m->tb) + m->settle;
+        }
+        if (nic_tb_now(m->tb) < m->suspend_at) return true;
         suspend(m);
         return m->step != S_DONE;
     case S_FINAL:
@@ -288,14 +342,35 @@ static bool step(mig_t *m) {
     }
 }
 
+/* The late pairs' hosts go on with their set-up while their VM runs: both INIT at
+ * PreCopy-Start, then (seeded) at once or just before the VM is held as far as
+ * setup_at_suspend, the rest once the VM runs again, on A' after a move. */
+static void advance_setup(mig_t *m) {
+    unsigned want = m->step == S_WAIT ? 0
+                    : m->step == S_PRECOPY && !m->setup_early ? SETUP_BOTH_INIT
+                    : m->step == S_DONE ? SETUP_STEPS : m->setup_at_suspend;
+    if (m->s->paused) return;
+    for (; m->setup_done < want && m->failures == 0; m->setup_done++)
+        for (unsigned q = 0; q < m->late; q++) {
+            int e = m->late_ep[q] + (int)setup_steps[m->setup_done].side;
+            if (scen_ep(m->s, e)->state + 1 != setup_steps[m->setup_done].to || scen_qp_advance(m->s, e)) {
+                fail(m, "late QP 0x%x: set-up step to state %u failed", scen_ep(m->s, e)->qpn, setup_steps[m->setup_done].to);
+                return;
+            }
+        }
+}
+
 /* A migration that ended without A' resuming was given up (a fault, an abort, a failure):
  * the PF resumes the source, and the scenario goes on on A. */
 static bool tick(scen_t *s, void *arg) {
     mig_t *m = arg;
     (void)s;
+    advance_setup(m);
     bool busy = step(m);
     if (m->step == S_DONE && !m->resumed_at && !m->aborted) abort_migration(m);
-    return busy && m->step != S_DONE;
+    advance_setup(m);
+    if (m->step == S_DONE && !m->released) release_work(m);   /* given up before the point */
+    return (busy && m->step != S_DONE) || (m->late && m->setup_done < SETUP_STEPS && !m->failures);
 }
 
 /* the peer saw nothing: every QP of B still in RTS */
@@ -335,6 +410,8 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     scen_qp_opts_default(&qo);
     qo.sq_log = 8;
     qo.rq_log = 8;
+    /* one pair at least carries traffic from the start */
+    unsigned late_qps = o->late_qps < o->qps ? o->late_qps : o->qps - 1;
     /* DA3: both sides' QPs time out in backoff mode, a first timeout of 2^7 x 1024 cycles
      * (above the round trip of a loaded link: 2^4 fired on queueing delay alone) doubling up to
      * 2^14 x 1024, so packets the suspended function dropped are resent soon and the downtime
@@ -345,10 +422,17 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     qo.backoff_cap = 14;
     for (unsigned q = 0; q < o->qps && m->failures == 0; q++) {
         qo.pmtu = 1 + (unsigned)prng_below(g, 5);
+        /* the last late_qps pairs connect during the migration */
+        qo.late = q + late_qps >= o->qps;
         int e = scen_pair(m->s, FN, 0x100 + q, 0x200 + q, &qo);
         if (e < 0) { m->failures++; break; }
+        if (qo.late) m->late_ep[m->late++] = e;
         for (int side = 0; side < 2; side++)
             for (unsigned k = 0; k < o->ops; k++) scen_add_random(m->s, e + side, 0x7f, q % 2 || o->max_len_all ? o->max_len : 4096);
+        for (int side = 0; side < 2 && !qo.late && !o->one_wave; side++) {
+            scen_ep(m->s, e + side)->sends_held = true;
+            scen_ep(m->s, e + side)->hold_from = o->ops / 2;
+        }
         if (q == 1) scen_ep(m->s, e + 1)->recv_hold_until = nic_tb_now(m->tb) + 3000; /* RNR NAKs on this QP */
     }
     struct mig_resp r;
@@ -356,6 +440,12 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     m->ha.unserved = m->hb.unserved = o->unserved;
     if (mig_fw_init(&m->fa, &ha, &r) || mig_fw_init(&m->fb, &hb, &r)) { printf("FAIL migration %s: firmware init status %u\n", name, r.status); m->failures++; }
     m->start = nic_tb_now(m->tb) + (o->start_after ? o->start_after : 200 + prng_below(g, 20000));
+    /* how far the late pairs' set-up has gone at the hold: both INIT, both RTR, B in RTS and
+     * A in RTR, or done */
+    static const unsigned at_suspend[] = {SETUP_BOTH_INIT, 4, 5, SETUP_STEPS};
+    m->setup_at_suspend = at_suspend[prng_below(g, 4)];
+    m->setup_early = prng_below(g, 2);
+    m->settle = o->one_wave ? 0 : prng_below(g, 6000);
     if (!m->failures) m->failures += scen_run(m->s, name);
     if (o->mode == NIC_TB_LOCKSTEP) { /* the three NICs' C models against their RTL, every cycle */
         const char *mm = nic_tb_mismatch(m->tb);
@@ -368,6 +458,9 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     if (o->fault != MIG_FAULT_NONE && !m->aborted) fail(m, "a faulty migration was not given up");
     bool migrated = !m->aborted && m->resumed_at;
     if (!m->failures) check_peer(m);
+    if (migrated && m->classified)
+        printf("info migration %s: migration points: %s %u, %s %u, %s %u, %s %u\n", name, mig_point_names[0], m->points[0],
+               mig_point_names[1], m->points[1], mig_point_names[2], m->points[2], mig_point_names[3], m->points[3]);
     if (migrated)
         printf("info migration %s: suspend-active %" PRIu64 " cycles, suspend-passive %" PRIu64 ", VM held %" PRIu64
                ", image %" PRIu64 " B, stop-and-copy %" PRIu64 " B, %u pre-copy passes, device downtime %" PRIu64 " cycles\n",

@@ -8,8 +8,11 @@
  * Suspend-Active, Suspend-Passive, the final pass, the VM's memory copied
  * (nic_tb_move_host), the load committed, Resume-Passive and Resume-Active on A' (announce),
  * A removed, the VM resumed on A'. The scenario's golden model checks every completion and
- * every byte on both sides; the driver checks the peer (no async event, every QP in RTS)
- * and counts the resends the migration caused from the pcaps (mig_resend.c).
+ * every byte on both sides; the driver checks the peer (no async event, every QP in RTS),
+ * prints where the migration point fell for each moved QP (mig_points.c) and counts the
+ * resends the migration caused from the pcaps (mig_resend.c). The point is steered: the last
+ * late_qps pairs connect during the migration, and each busy pair's second half of work is
+ * posted when pre-copy has converged, a seeded 0..5999 cycles before the VM is held.
  *
  * A fault or an abort instead makes the PF give up at the named phase: the source resumes
  * (PreCopy-Stop, or Resume-Passive / Resume-Active on A), the destination abandons its load,
@@ -78,6 +81,12 @@ typedef struct {
     enum mig_phase abort_phase;
     uint32_t unserved;        /* mig_hal_tb.unserved of both HALs (sections not answered yet) */
     uint64_t start_after;     /* cycles after set-up the migration starts; 0: seeded, 200..20199 */
+    unsigned late_qps;        /* of the qps, the last late_qps pairs are connected during the
+                                 migration (created in RESET; INIT at PreCopy-Start, the rest
+                                 seeded around the hold, finished on A' after the move) */
+    bool one_wave;            /* every work request posted from the start and the PF suspends as
+                                 soon as pre-copy converged (mig_bench: pre-copy under the whole
+                                 traffic); default: a second wave right before the point */
     mig_scen_figures_t *figures; /* filled by the run when not NULL */
     bool verbose;
 } mig_scen_opts_t;

@@ -2,8 +2,8 @@
  *
  *   mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds FIRST-LAST] [--pcap-dir DIR]
  *            [--fault migrate|abort|corrupt|truncated|tag|not-empty|collide|hw-refuses] [--phase N]
- *            [--qps N] [--ops N] [--max-len BYTES] [--max-cycles N] [--lossy] [--unserved MASK]
- *            [--verbose]
+ *            [--qps N] [--late N] [--ops N] [--max-len BYTES] [--max-cycles N] [--lossy]
+ *            [--unserved MASK] [--verbose]
  *
  * Every seed of the range is one run; odd seeds run on a lossy wire when --lossy is given.
  * Prints PASS/FAIL lines and "mig_scen: N runs, N failed"; exit 0 when every run passed. */
@@ -15,7 +15,7 @@
 
 static int usage(const char *why) {
     fprintf(stderr, "mig_scen: %s\nusage: mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds A-B] [--pcap-dir DIR] "
-                    "[--fault NAME] [--phase N] [--qps N] [--ops N] [--max-len B] [--max-cycles N] [--lossy] [--unserved MASK] [--verbose]\n", why);
+                    "[--fault NAME] [--phase N] [--qps N] [--late N] [--ops N] [--max-len B] [--max-cycles N] [--lossy] [--unserved MASK] [--verbose]\n", why);
     return 2;
 }
 
@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
     mig_scen_opts_t o;
     mig_scen_opts_default(&o);
     uint64_t first = 1, last = 1;
-    bool lossy = false;
+    bool lossy = false, late_given = false;
     for (int i = 1; i < argc; i++) {
         const char *v = argv[i];
         bool more = i + 1 < argc;
@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
             o.fault = (enum mig_fault)k;
         } else if (!strcmp(v, "--phase") && more) o.abort_phase = (enum mig_phase)(atoi(argv[++i]) % MIG_PHASES);
         else if (!strcmp(v, "--qps") && more) o.qps = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(v, "--late") && more) o.late_qps = (unsigned)strtoul(argv[++i], NULL, 0), late_given = true;
         else if (!strcmp(v, "--ops") && more) o.ops = (unsigned)atoi(argv[++i]);
         else if (!strcmp(v, "--max-len") && more) o.max_len = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(v, "--max-cycles") && more) o.max_cycles = strtoull(argv[++i], NULL, 0);
@@ -57,6 +58,8 @@ int main(int argc, char **argv) {
     }
     if (!o.iface) return usage("--iface missing");
     if (o.qps < 1 || o.qps > MIG_SCEN_MAX_QPS) return usage("--qps must be 1..16");
+    /* one pair at least must carry traffic from the start (without --late: 1, or 0 with one QP) */
+    if (late_given && o.late_qps >= o.qps) return usage("--late must be below --qps");
     if (o.max_cycles == 0) return usage("--max-cycles must be above 0");
     unsigned runs = 0, failed = 0;
     for (uint64_t seed = first; seed <= last; seed++) {

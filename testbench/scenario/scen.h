@@ -58,6 +58,8 @@ typedef struct {
     uint8_t backoff_first, backoff_cap;
     unsigned sq_log, rq_log;
     uint8_t access;               /* the QP's remote access flags */
+    bool late;                    /* scen_pair leaves both QPs in RESET: the caller sets them up
+                                     with scen_qp_advance while the run goes on */
 } scen_qp_opts_t;
 
 typedef struct {
@@ -66,6 +68,8 @@ typedef struct {
     uint32_t qpn;
     int peer;                     /* endpoint index of the other side */
     scen_qp_opts_t o;
+    uint8_t state;                /* NIC_QPS_* the driver has taken the QP to: receives are
+                                     posted from INIT on, sends in RTS */
     uint32_t pd, key;             /* the QP's PD; the MR key of its function's arena MR */
     /* work */
     scen_op_t *ops;
@@ -80,6 +84,8 @@ typedef struct {
     unsigned recv_posted, recv_done;
     uint64_t recv_hold_until;     /* receives are not posted before this cycle (RNR scenarios) */
     bool recv_never;              /* receives are never posted */
+    bool sends_held;              /* sends from op hold_from on wait until a driver clears this */
+    unsigned hold_from;           /* (a second wave of work: testbench/migration) */
 } scen_ep_t;
 
 typedef struct {
@@ -114,6 +120,10 @@ scen_ep_t *scen_ep(scen_t *s, int e);
  * are brought to RTS with o's attributes. -1 and a FAIL line on a command error. */
 int scen_pair(scen_t *s, nic_fn_t fn, uint32_t qpn0, uint32_t qpn1, const scen_qp_opts_t *o);
 void scen_qp_opts_default(scen_qp_opts_t *o);
+/* The next step RESET -> INIT -> RTR -> RTS of endpoint e's QP (a late pair's connection
+ * set-up), as its host does it: MODIFY_QP on the NIC the side runs on now, with the
+ * attributes scen_pair would have set. 0, or the status and a FAIL line. */
+int scen_qp_advance(scen_t *s, int e);
 
 /* ---- golden model (scen_golden.c) ------------------------------------------------------- */
 /* Fresh region of len bytes in NIC n's arena (unaligned by `skew` 0..63, guard bytes around). */

@@ -139,45 +139,59 @@ static int fn_up(scen_t *s, unsigned n, nic_fn_t fn) {
     return 0;
 }
 
-/* RESET -> INIT -> RTR -> RTS with every attribute the scenario chose (ibv_modify_qp masks). */
-static int qp_up(scen_t *s, const scen_ep_t *e, const scen_ep_t *p) {
+/* One step of RESET -> INIT -> RTR -> RTS with every attribute the scenario chose (the
+ * ibv_modify_qp masks), on the NIC the endpoint's side runs on now: 0 or the command's
+ * status | bad_field << 8 | (the state it was for - 1) << 16. */
+static int qp_step(scen_t *s, scen_ep_t *e, const scen_ep_t *p) {
     nic_cmd_t c = {.op = NIC_CMD_MODIFY_QP, .fn = e->fn, .num = e->qpn};
-    c.mask = NIC_QPA_STATE | NIC_QPA_ACCESS | NIC_QPA_PKEY_INDEX | NIC_QPA_PORT;
-    c.qp.state = NIC_QPS_INIT;
-    c.qp.port_num = 1;
-    c.qp.access = e->o.access;
     nic_cmd_resp_t resp;
-    int r = nic_tb_cmd(s->tb, e->nic, &c, &resp);
-    if (r) return r > 0 ? r | resp.bad_field << 8 : r;
-    c.mask = NIC_QPA_STATE | NIC_QPA_AV | NIC_QPA_PATH_MTU | NIC_QPA_DEST_QPN | NIC_QPA_RQ_PSN | NIC_QPA_MIN_RNR_TIMER |
-             NIC_QPA_MAX_DEST_RD_ATOMIC;
-    c.qp.state = NIC_QPS_RTR;
-    c.qp.max_dest_rd_atomic = NIC_MAX_DEST_RD_ATOMIC;
-    c.qp.dst_mac = scen_mac(p->nic, p->fn);
-    c.qp.dst_ip = scen_ip(p->nic, p->fn);
-    c.qp.udp_sport = (uint16_t)(0xc000 | (e->qpn & 0x3fff));
-    c.qp.pmtu = (hls_uint(3))e->o.pmtu;
-    c.qp.dest_qpn = (hls_u24)p->qpn;
-    c.qp.rq_psn = (hls_u24)e->o.sq_psn[1 - e->nic];
-    c.qp.min_rnr_timer = (hls_uint(5))e->o.min_rnr_timer;
-    if ((r = nic_tb_cmd(s->tb, e->nic, &c, &resp))) return r > 0 ? r | resp.bad_field << 8 | 1 << 16 : r;
-    c.mask = NIC_QPA_STATE | NIC_QPA_SQ_PSN | NIC_QPA_TIMEOUT | NIC_QPA_RETRY_CNT | NIC_QPA_RNR_RETRY |
-             NIC_QPA_MAX_QP_RD_ATOMIC;
-    /* initiator depth = the peer's responder resources (its max_dest_rd_atomic), as
-     * verbs programs exchange them: more READ/atomics in flight than the peer's replay
-     * cache holds loses an atomic's result when its ACK is lost (faults seed 34) */
-    c.qp.max_rd_atomic = NIC_MAX_DEST_RD_ATOMIC;
-    if (e->o.backoff) c.mask |= NIC_QPA_BACKOFF;
-    c.qp.state = NIC_QPS_RTS;
-    c.qp.sq_psn = (hls_u24)e->o.sq_psn[e->nic];
-    c.qp.timeout = (hls_uint(5))e->o.timeout;
-    c.qp.retry_cnt = (hls_uint(3))e->o.retry_cnt;
-    c.qp.rnr_retry = (hls_uint(3))e->o.rnr_retry;
-    c.qp.backoff = e->o.backoff;
-    c.qp.backoff_first = (hls_uint(5))e->o.backoff_first;
-    c.qp.backoff_cap = (hls_uint(5))e->o.backoff_cap;
-    r = nic_tb_cmd(s->tb, e->nic, &c, &resp);
-    return r > 0 ? r | resp.bad_field << 8 | 2 << 16 : r;
+    uint8_t to = (uint8_t)(e->state + 1);
+    if (to == NIC_QPS_INIT) {
+        c.mask = NIC_QPA_STATE | NIC_QPA_ACCESS | NIC_QPA_PKEY_INDEX | NIC_QPA_PORT;
+        c.qp.port_num = 1;
+        c.qp.access = e->o.access;
+    } else if (to == NIC_QPS_RTR) {
+        c.mask = NIC_QPA_STATE | NIC_QPA_AV | NIC_QPA_PATH_MTU | NIC_QPA_DEST_QPN | NIC_QPA_RQ_PSN | NIC_QPA_MIN_RNR_TIMER |
+                 NIC_QPA_MAX_DEST_RD_ATOMIC;
+        c.qp.max_dest_rd_atomic = NIC_MAX_DEST_RD_ATOMIC;
+        c.qp.dst_mac = scen_mac(p->nic, p->fn);
+        c.qp.dst_ip = scen_ip(p->nic, p->fn);
+        c.qp.udp_sport = (uint16_t)(0xc000 | (e->qpn & 0x3fff));
+        c.qp.pmtu = (hls_uint(3))e->o.pmtu;
+        c.qp.dest_qpn = (hls_u24)p->qpn;
+        c.qp.rq_psn = (hls_u24)e->o.sq_psn[1 - e->nic];
+        c.qp.min_rnr_timer = (hls_uint(5))e->o.min_rnr_timer;
+    } else if (to == NIC_QPS_RTS) {
+        c.mask = NIC_QPA_STATE | NIC_QPA_SQ_PSN | NIC_QPA_TIMEOUT | NIC_QPA_RETRY_CNT | NIC_QPA_RNR_RETRY |
+                 NIC_QPA_MAX_QP_RD_ATOMIC;
+        /* initiator depth = the peer's responder resources (its max_dest_rd_atomic), as
+         * verbs programs exchange them: more READ/atomics in flight than the peer's replay
+         * cache holds loses an atomic's result when its ACK is lost (faults seed 34) */
+        c.qp.max_rd_atomic = NIC_MAX_DEST_RD_ATOMIC;
+        if (e->o.backoff) c.mask |= NIC_QPA_BACKOFF;
+        c.qp.sq_psn = (hls_u24)e->o.sq_psn[e->nic];
+        c.qp.timeout = (hls_uint(5))e->o.timeout;
+        c.qp.retry_cnt = (hls_uint(3))e->o.retry_cnt;
+        c.qp.rnr_retry = (hls_uint(3))e->o.rnr_retry;
+        c.qp.backoff = e->o.backoff;
+        c.qp.backoff_first = (hls_uint(5))e->o.backoff_first;
+        c.qp.backoff_cap = (hls_uint(5))e->o.backoff_cap;
+    } else {
+        return 0;             /* in RTS: set up */
+    }
+    c.qp.state = (hls_uint(3))to;
+    int r = nic_tb_cmd(s->tb, s->host[e->nic], &c, &resp);
+    if (r) return r > 0 ? r | resp.bad_field << 8 | (to - 1) << 16 : r;
+    e->state = to;
+    return 0;
+}
+
+int scen_qp_advance(scen_t *s, int e) {
+    scen_ep_t *ep = &s->ep[e];
+    int r = qp_step(s, ep, &s->ep[ep->peer]);
+    if (r) scen_check(false, "scen QP set-up", "NIC %u MODIFY_QP 0x%x to state %u: status 0x%x (bits 8..15: bad_field)",
+                      s->host[ep->nic], ep->qpn, ep->state + 1, r & 0xffff);
+    return r;
 }
 
 int scen_pair(scen_t *s, nic_fn_t fn, uint32_t qpn0, uint32_t qpn1, const scen_qp_opts_t *o) {
@@ -210,10 +224,11 @@ int scen_pair(scen_t *s, nic_fn_t fn, uint32_t qpn0, uint32_t qpn1, const scen_q
         scen_fill(s, n, e->atom_word, 8);
         e->atom_val = scen_golden_u64(s, n, e->atom_word);
     }
-    for (unsigned n = 0; n < 2 && !why[0]; n++) {
-        int r = qp_up(s, &s->ep[base + n], &s->ep[base + 1 - n]);
-        if (r) snprintf(why, sizeof why, "NIC %u MODIFY_QP 0x%x to RTS: status 0x%x (bits 16+: 0 INIT, 1 RTR, 2 RTS; 8..15: bad_field)", n, s->ep[base + n].qpn, r);
-    }
+    /* a late pair stays in RESET: its set-up is the caller's (scen_qp_advance) */
+    for (unsigned n = 0; n < 2 && !why[0] && !o->late; n++)
+        for (int r = 0; !r && s->ep[base + n].state != NIC_QPS_RTS;)
+            if ((r = qp_step(s, &s->ep[base + n], &s->ep[base + 1 - n])))
+                snprintf(why, sizeof why, "NIC %u MODIFY_QP 0x%x to RTS: status 0x%x (bits 16+: 0 INIT, 1 RTR, 2 RTS; 8..15: bad_field)", n, s->ep[base + n].qpn, r);
     if (why[0]) { scen_check(false, "scen setup", "%s", why); return -1; }
     return base;
 }
@@ -273,7 +288,8 @@ static void post_work(run_t *r) {
     if (s->paused) return;
     for (int i = 0; i < s->nep; i++) {
         scen_ep_t *e = &s->ep[i];
-        if (e->recv_never || now < e->recv_hold_until) continue;
+        /* receives from INIT on, sends in RTS only (verbs refuse them before) */
+        if (e->recv_never || now < e->recv_hold_until || e->state < NIC_QPS_INIT) continue;
         while (e->recv_posted < e->nrecvs && e->recv_posted - e->recv_done < (1u << e->o.rq_log)) {
             nic_tb_post_recv(s->tb, s->host[e->nic], e->fn, e->qpn, &e->recvs[e->recv_posted].wqe);
             e->recv_posted++;
@@ -281,7 +297,8 @@ static void post_work(run_t *r) {
     }
     for (int i = 0; i < s->nep; i++) {
         scen_ep_t *e = &s->ep[i], *p = &s->ep[e->peer];
-        while (e->posted < e->nops && e->posted - e->retired < (1u << e->o.sq_log)) {
+        while (e->state == NIC_QPS_RTS && e->posted < e->nops && e->posted - e->retired < (1u << e->o.sq_log)) {
+            if (e->sends_held && e->posted >= e->hold_from) break;
             const scen_op_t *op = &e->ops[e->posted];
             /* no RNR by accident: a message that needs a receive waits for it to be posted,
              * unless the scenario holds the peer's receives on purpose */
