@@ -16,6 +16,7 @@
 
 #include "block.h"
 #include "diag.h"
+#include "line_wrap.h"
 #include "util.h"
 
 #define MAX_INST 64
@@ -352,12 +353,19 @@ static void write_top(const net_t *n, const char *dir) {
         const inst_t *s = &n->inst[l->src], *d = &n->inst[l->dst];
         fprintf(f, "\n    // %s.%s -> %s.%s through %u entries\n", s->name, l->src_stream, d->name,
                 l->dst_stream, l->depth);
-        fprintf(f, "    wire ");
-        range(f, l->width);
-        fprintf(f, "%s_in_data = {", l->name);
-        for (unsigned i = l->n_data; i-- > 0;)
-            fprintf(f, "%s_%s%s", s->name, s->c.ifc.out[l->src_data[i]].name, i ? ", " : "");
-        fprintf(f, "};\n    wire ");
+        /* the data fields, MSB first: one statement over every field, wrapped (line_wrap.h) */
+        char *cat = l->width > 1 ? xasprintf("wire [%u:0] %s_in_data = {", l->width - 1, l->name)
+                                 : xasprintf("wire %s_in_data = {", l->name);
+        for (unsigned i = l->n_data; i-- > 0;) {
+            char *more = xasprintf("%s%s_%s%s", cat, s->name, s->c.ifc.out[l->src_data[i]].name,
+                                   i ? ", " : "};");
+            free(cat);
+            cat = more;
+        }
+        fprintf(f, "    ");
+        line_wrap(f, 4, 8, cat);
+        free(cat);
+        fprintf(f, "\n    wire ");
         range(f, l->width);
         fprintf(f, "%s_out_data;\n", l->name);
         unsigned lo = 0;
