@@ -16,6 +16,9 @@
 
 #include "block.h"
 #include "diag.h"
+#include "line_wrap.h"
+#include "names.h"
+#include "netlist.h"
 #include "util.h"
 
 #define MAX_INST 64
@@ -24,6 +27,7 @@
 
 typedef struct {
     char *name, *func, *file;
+    unsigned line;     /* of its "block" line in the .net */
     compiled_t c;
     unsigned in_off, out_off, st_off;
 } inst_t;
@@ -90,11 +94,18 @@ static void parse(net_t *n, FILE *f) {
             w[nw++] = tok;
         if (!nw) continue;
         if (!strcmp(w[0], "top") && nw == 2) {
+            if (name_is_reserved(w[1]))
+                net_error(n, ln, "top name '%s' is a reserved word of Verilog, SystemVerilog or "
+                          "C++ (Verilator): it names the top module; choose another", w[1]);
             n->top = xstrdup(w[1]);
         } else if (!strcmp(w[0], "block") && nw == 4) {
             if (n->n_inst == MAX_INST) { net_error(n, ln, "more than %d blocks", MAX_INST); continue; }
             if (find_inst(n, w[1]) >= 0) { net_error(n, ln, "block '%s' declared twice", w[1]); continue; }
+            if (name_is_reserved(w[1]))
+                net_error(n, ln, "block name '%s' is a reserved word of Verilog, SystemVerilog or "
+                          "C++ (Verilator): it names a Verilog instance; choose another", w[1]);
             inst_t *in = &n->inst[n->n_inst++];
+            in->line = ln;
             in->name = xstrdup(w[1]);
             in->func = xstrdup(w[2]);
             in->file = w[3][0] == '/' ? xstrdup(w[3]) : xasprintf("%s/%s", dir, w[3]);
@@ -228,6 +239,38 @@ static bool linked_out(const net_t *n, int inst, int leaf) {
     return false;
 }
 
+/* Every signal of the top module is named INSTANCE_PORT (a port, or a wire a FIFO joins),
+ * besides clk, rst and each FIFO's instance and data wires. Two blocks can still flatten to
+ * one name (block a's port b_c, block a_b's port c): reject that at the second block's line,
+ * as the composite's ports, C model and interface all use these names. */
+static void check_top_names(net_t *n) {
+    netlist_t names = {0};
+    nl_reserve(&names, "clk");
+    nl_reserve(&names, "rst");
+    for (unsigned k = 0; k < n->n_link; k++) {
+        const char *suffix[] = {"", "_in_data", "_out_data"};
+        for (unsigned j = 0; j < 3; j++) {
+            char *w = xasprintf("%s%s", n->link[k].name, suffix[j]);
+            nl_reserve(&names, w);
+            free(w);
+        }
+    }
+    for (unsigned i = 0; i < n->n_inst; i++) {
+        const iface_t *c = &n->inst[i].c.ifc;
+        for (unsigned k = 0; k < c->n_in + c->n_out; k++) {
+            const leaf_t *lf = k < c->n_in ? &c->in[k] : &c->out[k - c->n_in];
+            char *w = xasprintf("%s_%s", n->inst[i].name, lf->name);
+            if (!nl_reserve(&names, w))
+                net_error(n, n->inst[i].line, "block '%s' port '%s' becomes '%s' in the top "
+                          "module, a name an earlier block's port or a FIFO already has; rename "
+                          "the block", n->inst[i].name, lf->name, w);
+            free(w);
+        }
+    }
+    for (unsigned i = 0; i < names.cap_used; i++) free((char *)names.used[i]);
+    free(names.used);
+}
+
 static unsigned align64(unsigned x) { return (x + 63) / 64 * 64; }
 
 static void layout(net_t *n) {
@@ -352,12 +395,19 @@ static void write_top(const net_t *n, const char *dir) {
         const inst_t *s = &n->inst[l->src], *d = &n->inst[l->dst];
         fprintf(f, "\n    // %s.%s -> %s.%s through %u entries\n", s->name, l->src_stream, d->name,
                 l->dst_stream, l->depth);
-        fprintf(f, "    wire ");
-        range(f, l->width);
-        fprintf(f, "%s_in_data = {", l->name);
-        for (unsigned i = l->n_data; i-- > 0;)
-            fprintf(f, "%s_%s%s", s->name, s->c.ifc.out[l->src_data[i]].name, i ? ", " : "");
-        fprintf(f, "};\n    wire ");
+        /* the data fields, MSB first: one statement over every field, wrapped (line_wrap.h) */
+        char *cat = l->width > 1 ? xasprintf("wire [%u:0] %s_in_data = {", l->width - 1, l->name)
+                                 : xasprintf("wire %s_in_data = {", l->name);
+        for (unsigned i = l->n_data; i-- > 0;) {
+            char *more = xasprintf("%s%s_%s%s", cat, s->name, s->c.ifc.out[l->src_data[i]].name,
+                                   i ? ", " : "};");
+            free(cat);
+            cat = more;
+        }
+        fprintf(f, "    ");
+        line_wrap(f, 4, 8, cat);
+        free(cat);
+        fprintf(f, "\n    wire ");
         range(f, l->width);
         fprintf(f, "%s_out_data;\n", l->name);
         unsigned lo = 0;
@@ -577,6 +627,8 @@ int compose_run(const char *net_file, const char *out_dir, const char **cargs, i
     for (unsigned i = 0; i < n->n_inst; i++)
         block_compile(n->inst[i].file, n->inst[i].func, cargs, ncargs, &n->inst[i].c);
     for (unsigned k = 0; k < n->n_link; k++) check_link(n, &n->link[k]);
+    diag_exit_if_errors();
+    check_top_names(n);
     diag_exit_if_errors();
     layout(n);
     if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {

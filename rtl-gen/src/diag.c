@@ -44,6 +44,9 @@ unsigned diag_count(void) { return error_count; }
 
 void diag_internal(const char *fmt, ...) {
     va_list ap;
+    /* after a user error, rtl-gen may meet the half-translated remains of that error: the
+     * user error is what to fix, so stop as for any user error */
+    diag_exit_if_errors();
     fputs("rtl-gen: internal error: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

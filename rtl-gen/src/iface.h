@@ -39,6 +39,8 @@ typedef struct {
     unsigned n_mems;
     stream_t *streams;
     unsigned n_streams;
+    char **renames;    /* "input reg -> reg_ (a reserved word)": names.c, for the Verilog header */
+    unsigned n_renames;
 } iface_t;
 
 /* Write the .iface file (format in docs/rtl-gen.md). */

@@ -49,24 +49,58 @@ static char *join(char **parts, unsigned n) {
     return s;
 }
 
+/* Population count as a tree over named partial sums: groups of up to 64 bits are summed in
+ * one wire each (yosys builds an adder tree for one such sum), then neighbours are added
+ * pairwise. One expression over every bit of a 1024-bit value would be a statement of
+ * 1024 terms, and the statement a chain of adders as deep as it is wide. */
+#define POPCOUNT_GROUP 64
 static val_t popcount(tr_t *t, val_t a) {
     if (a.width == 1) return a;
-    unsigned k = clog2(a.width + 1);
-    size_t cap = 64, len = 0;
-    char *e = xmalloc(cap);
-    e[0] = 0;
-    for (unsigned i = 0; i < a.width; i++) {
-        char *b = v_slice_text(&t->nl, a, i, 1);
-        char *term = k > 1 ? xasprintf("%s{%u'd0, %s}", i ? " + " : "", k - 1, b)
-                           : xasprintf("%s%s", i ? " + " : "", b);
-        size_t tl = strlen(term);
-        while (len + tl + 1 > cap) cap *= 2, e = xrealloc(e, cap);
-        memcpy(e + len, term, tl + 1);
-        len += tl;
-        free(b);
-        free(term);
+    netlist_t *nl = &t->nl;
+    unsigned n = (a.width + POPCOUNT_GROUP - 1) / POPCOUNT_GROUP;
+    val_t *sum = xcalloc(n, sizeof *sum);
+    unsigned *most = xcalloc(n, sizeof *most); /* the largest count each partial sum holds */
+    for (unsigned g = 0; g < n; g++) {
+        unsigned lo = g * POPCOUNT_GROUP;
+        unsigned bits = a.width - lo < POPCOUNT_GROUP ? a.width - lo : POPCOUNT_GROUP;
+        unsigned k = clog2(bits + 1);
+        char **terms = xcalloc(bits, sizeof(char *));
+        size_t len = 1;
+        for (unsigned i = 0; i < bits; i++) {
+            char *b = v_slice_text(nl, a, lo + i, 1);
+            terms[i] = k > 1 ? xasprintf("{%u'd0, %s}", k - 1, b) : xstrdup(b);
+            len += strlen(terms[i]) + 3;
+            free(b);
+        }
+        char *e = xmalloc(len);
+        e[0] = 0;
+        for (unsigned i = 0; i < bits; i++) {
+            if (i) strcat(e, " + ");
+            strcat(e, terms[i]);
+            free(terms[i]);
+        }
+        free(terms);
+        sum[g] = nl_wire(nl, "popcount", k, e);
+        most[g] = bits;
     }
-    return nl_zext(&t->nl, nl_wire(&t->nl, "popcount", k, e), a.width);
+    while (n > 1) { /* one level: neighbours pair up, an odd last one waits */
+        unsigned m = 0;
+        for (unsigned i = 0; i + 1 < n; i += 2) {
+            unsigned total = most[i] + most[i + 1], k = clog2(total + 1);
+            sum[m] = nl_binop(nl, "+", nl_zext(nl, sum[i], k), nl_zext(nl, sum[i + 1], k), k,
+                              false, "popcount");
+            most[m++] = total;
+        }
+        if (n & 1) {
+            sum[m] = sum[n - 1];
+            most[m++] = most[n - 1];
+        }
+        n = m;
+    }
+    val_t r = nl_zext(nl, sum[0], a.width);
+    free(sum);
+    free(most);
+    return r;
 }
 
 /* count leading (from_top) or trailing zeros: a priority chain */

@@ -13,7 +13,10 @@
 /* Why these options:
  * -O2 gives clean SSA; the vectorizers would introduce vector types.
  * The unroll threshold is raised so every bounded loop unrolls fully (rtl-gen
- * rejects any loop left), the inline threshold so every helper inlines.
+ * rejects any loop left), the inline threshold so every helper inlines. The full-unroll
+ * count is capped at the documented bound, 4096 iterations: a longer loop stays a loop
+ * and is rejected as unbounded-loop, as docs/hls-c.md promises, instead of becoming a
+ * netlist of tens of thousands of stages.
  * -replexitval=never keeps a data-dependent loop a loop (instead of a closed
  * form), so the unbounded-loop rule does not depend on what SCEV can solve.
  * -gline-tables-only gives each instruction its source line for errors and
@@ -22,6 +25,7 @@ static const char *const fixed_args[] = {
     "-std=gnu11", "-O2", "-fno-vectorize", "-fno-slp-vectorize", "-gline-tables-only",
     "-fno-discard-value-names", "-D__HLS_SYNTH__",
     "-mllvm", "-unroll-threshold=200000", "-mllvm", "-unroll-max-upperbound=4096",
+    "-mllvm", "-unroll-full-max-count=4096",
     "-mllvm", "-inline-threshold=100000", "-mllvm", "-replexitval=never",
     "-emit-llvm", "-c", NULL};
 

@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "frontend.h"
+#include "names.h"
 #include "util.h"
 
 #define MAX_WIDTH 1024
@@ -306,75 +307,18 @@ static void find_streams(iface_t *ifc, CXCursor fn, const leaf_t *src, unsigned 
     }
 }
 
-/* Verilog-2005 and SystemVerilog keywords: a port or register cannot be named one. */
-static const char *const keywords[] = {
-    "always", "and", "assign", "automatic", "begin", "buf", "bufif0", "bufif1", "case", "casex",
-    "casez", "cell", "cmos", "config", "deassign", "default", "defparam", "design", "disable",
-    "edge", "else", "end", "endcase", "endconfig", "endfunction", "endgenerate", "endmodule",
-    "endprimitive", "endspecify", "endtable", "endtask", "event", "for", "force", "forever",
-    "fork", "function", "generate", "genvar", "highz0", "highz1", "if", "ifnone", "incdir",
-    "include", "initial", "inout", "input", "instance", "integer", "join", "large", "liblist",
-    "library", "localparam", "macromodule", "medium", "module", "nand", "negedge", "nmos", "nor",
-    "noshowcancelled", "not", "notif0", "notif1", "or", "output", "parameter", "pmos", "posedge",
-    "primitive", "pull0", "pull1", "pulldown", "pullup", "pulsestyle_ondetect",
-    "pulsestyle_onevent", "rcmos", "real", "realtime", "reg", "release", "repeat", "rnmos",
-    "rpmos", "rtran", "rtranif0", "rtranif1", "scalared", "showcancelled", "signed", "small",
-    "specify", "specparam", "strong0", "strong1", "supply0", "supply1", "table", "task", "time",
-    "tran", "tranif0", "tranif1", "tri", "tri0", "tri1", "triand", "trior", "trireg",
-    "unsigned", "use", "uwire", "vectored", "wait", "wand", "weak0", "weak1", "while", "wire",
-    "wor", "xnor", "xor",
-    /* SystemVerilog (Verilator parses .v files with these reserved too) */
-    "alias", "always_comb", "always_ff", "always_latch", "assert", "assume", "before", "bind",
-    "bins", "binsof", "bit", "break", "byte", "chandle", "class", "clocking", "const",
-    "constraint", "context", "continue", "cover", "covergroup", "coverpoint", "cross", "dist",
-    "do", "endclass", "endclocking", "endgroup", "endinterface", "endpackage", "endprogram",
-    "endproperty", "endsequence", "enum", "expect", "export", "extends", "extern", "final",
-    "first_match", "foreach", "forkjoin", "iff", "ignore_bins", "illegal_bins", "import",
-    "inside", "int", "interface", "intersect", "join_any", "join_none", "local", "logic",
-    "longint", "matches", "modport", "new", "null", "package", "packed", "priority", "program",
-    "property", "protected", "pure", "rand", "randc", "randcase", "randsequence", "ref",
-    "return", "sequence", "shortint", "shortreal", "solve", "static", "string", "struct",
-    "super", "tagged", "this", "throughout", "timeprecision", "timeunit", "type", "typedef",
-    "union", "unique", "var", "virtual", "void", "wait_order", "wildcard", "with", "within",
-    NULL};
-
-static bool is_keyword(const char *n) {
-    for (const char *const *k = keywords; *k; k++)
-        if (!strcmp(*k, n)) return true;
-    return false;
-}
-
-static void check_collisions(CXCursor fn, const iface_t *ifc) {
-    for (unsigned i = 0; i < ifc->n_in + ifc->n_out; i++) {
-        const leaf_t *l = i < ifc->n_in ? &ifc->in[i] : &ifc->out[i - ifc->n_in];
-        if (is_keyword(l->name))
-            diag_error(l->file, l->line, l->col, "port-type", "port '%s' is a "
-                       "Verilog/SystemVerilog keyword; rename the field", l->name);
-    }
-    for (unsigned i = 0; i < ifc->n_in; i++)
-        if (find_leaf(ifc->out, ifc->n_out, ifc->in[i].name))
-            diag_error(ifc->in[i].file, ifc->in[i].line, ifc->in[i].col, "port-type",
-                       "port name '%s' is both an input and an output; rename one field",
-                       ifc->in[i].name);
-    for (unsigned i = 0; i < ifc->n_in + ifc->n_out; i++) {
-        const leaf_t *l = i < ifc->n_in ? &ifc->in[i] : &ifc->out[i - ifc->n_in];
-        if (!strcmp(l->name, ifc->top))
-            diag_error(l->file, l->line, l->col, "port-type", "port '%s' has the name of the block itself; Verilog "
-                         "needs them distinct: rename the field", l->name);
-    }
-    for (unsigned i = 0; i < ifc->n_in; i++)
-        if (!strcmp(ifc->in[i].name, "clk") || !strcmp(ifc->in[i].name, "rst"))
-            cursor_error(fn, "port-type", "input '%s' collides with the clock/reset port",
-                         ifc->in[i].name);
-}
-
 void layout_build(CXCursor fn, CXType in_t, CXType out_t, CXType st_t, iface_t *ifc) {
     layout_ctx_t ctx = {.ifc = ifc};
     ifc->top = xstrdup_cx(clang_getCursorSpelling(fn));
     lay_struct(&ctx, fn, in_t, ROLE_IN, &ifc->in, &ifc->n_in, &ifc->in_size);
     lay_struct(&ctx, fn, out_t, ROLE_OUT, &ifc->out, &ifc->n_out, &ifc->out_size);
     lay_struct(&ctx, fn, st_t, ROLE_STATE, &ifc->regs, &ifc->n_regs, &ifc->state_size);
+    if (name_is_reserved(ifc->top))
+        cursor_error(fn, "top-signature", "top function '%s' names the Verilog module, and "
+                     "'%s' is a reserved word of Verilog, SystemVerilog or C++ (Verilator); "
+                     "rename the function", ifc->top, ifc->top);
+    /* streams are recognised by the final port names, so legal names come first */
+    names_legalise(ifc);
     find_streams(ifc, fn, ifc->in, ifc->n_in, ifc->out, ifc->n_out, true);
     find_streams(ifc, fn, ifc->out, ifc->n_out, ifc->in, ifc->n_in, false);
-    check_collisions(fn, ifc);
 }

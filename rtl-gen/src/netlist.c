@@ -18,6 +18,10 @@ static const char **name_slot(const netlist_t *nl, const char *n) {
     return &nl->used[i];
 }
 
+bool nl_name_taken(const netlist_t *nl, const char *name) {
+    return nl->cap_used && *name_slot(nl, name) != NULL;
+}
+
 bool nl_reserve(netlist_t *nl, const char *name) {
     if (2 * (nl->n_used + 1) > nl->cap_used) {
         const char **old = nl->used;

@@ -53,6 +53,7 @@ typedef struct {
 int nl_add(netlist_t *nl, const char *base, unsigned width, sig_kind_t kind);
 /* Reserve a name exactly (ports, registers); returns false if already taken. */
 bool nl_reserve(netlist_t *nl, const char *name);
+bool nl_name_taken(const netlist_t *nl, const char *name);
 
 val_t v_sig(const netlist_t *nl, int sig);
 val_t v_const(unsigned width, const bits_t *k);

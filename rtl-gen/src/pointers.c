@@ -457,6 +457,24 @@ static unsigned mem_picks(tr_t *t, const alt_t *a, mem_pick_t *out) {
     return n;
 }
 
+/* One read and one write per memory per cycle (docs/hls-c.md section 6). The C model stops
+ * on a second read or write in a cycle; the Verilog would keep the last one silently. When
+ * the paths depend on data only the C model can tell, but two operations of which one is
+ * unconditional, or two under the same condition (one path), always collide: reject those.
+ * enable is the OR of the earlier operations' conditions, pred this one's. */
+static bool ports_free(tr_t *t, const mem_t *m, val_t enable, val_t pred, bool is_write) {
+    if (v_is_const_value(enable, 0) || v_is_const_value(pred, 0)) return true;
+    bool same_path = v_is_const_value(enable, 1) || v_is_const_value(pred, 1) ||
+                     (enable.sig >= 0 && enable.sig == pred.sig);
+    if (!same_path) return true;
+    const char *op = is_write ? "write" : "read";
+    tr_error(t, "memory-port", "second hls_mem_%s of memory '%s' in one cycle on the same path: "
+             "an HLS_MEM has one read port and one write port, so at most one %s per cycle; "
+             "put the two on exclusive paths (if/else) or spread them over two cycles",
+             op, strncmp(m->name, "st_", 3) ? m->name : m->name + 3, op);
+    return false;
+}
+
 /* __hls_mem_read(&st->m, addr) / __hls_mem_write(&st->m, addr, &value).
  * The pointer may choose among memories: clang merges the calls of two exclusive paths that
  * use different memories into one call on a phi or select of their addresses, and a designer
@@ -485,6 +503,7 @@ void tr_mem_op(tr_t *t, LLVMValueRef call, bool is_write) {
             mem_ports_t *mp = &t->mem[pick[k].mem];
             val_t pred = nl_and1(&t->nl, t->block_pred, pick[k].pred);
             val_t addr = nl_slice(&t->nl, addr64, 0, mp->ra.width);
+            if (!ports_free(t, m, is_write ? mp->we : mp->re, pred, is_write)) break;
             if (!is_write) {
                 mp->re = nl_or1(&t->nl, mp->re, pred);
                 mp->ra = nl_mux(&t->nl, pred, addr, mp->ra, "raddr");

@@ -61,15 +61,43 @@ static bool already_reported(walk_t *w, const char *key) {
 static const char *const heap_functions[] = {"malloc", "calloc", "realloc", "free",
                                              "aligned_alloc", "alloca", "__builtin_alloca",
                                              "posix_memalign", NULL};
-/* Builtins LLVM lowers to plain logic that rtl-gen maps. */
-static const char *const allowed_builtins[] = {
-    "__builtin_popcount", "__builtin_popcountl", "__builtin_popcountll", "__builtin_clz",
-    "__builtin_clzl", "__builtin_clzll", "__builtin_ctz", "__builtin_ctzl", "__builtin_ctzll",
-    "__builtin_bswap16", "__builtin_bswap32", "__builtin_bswap64", "__builtin_expect",
-    "__builtin_memcpy", "__builtin_memset", "__builtin_bitreverse8", "__builtin_bitreverse16",
-    "__builtin_bitreverse32", "__builtin_bitreverse64", "__builtin_assume",
-    "__builtin_unreachable", "__hls_mem_read", "__hls_mem_write", "memcpy", "memset",
-    "memmove", "__builtin_memmove", NULL};
+/* Calls without a body that become plain logic: the memory intrinsics and memcpy family,
+ * and the builtins docs/hls-c.md lists. Those come in families with a type suffix
+ * (__builtin_clz, clzl, clzll, clzg; bswap16..64; rotateleft8..64), so a family is named
+ * once and any suffix of lower-case letters and digits is accepted: clang itself rejects a
+ * suffix that does not exist, and the IR pass maps every llvm.* intrinsic they lower to. */
+static const char *const allowed_calls[] = {
+    "__hls_mem_read", "__hls_mem_write", "memcpy", "memset", "memmove", "__builtin_memcpy",
+    "__builtin_memset", "__builtin_memmove", "__builtin_expect", "__builtin_assume",
+    "__builtin_unreachable", "__builtin_add_overflow", "__builtin_sub_overflow",
+    "__builtin_mul_overflow", NULL};
+static const char *const allowed_families[] = {
+    "__builtin_popcount", "__builtin_clz", "__builtin_ctz", "__builtin_parity",
+    "__builtin_bswap", "__builtin_bitreverse", "__builtin_rotateleft", "__builtin_rotateright",
+    /* typed overflow forms: __builtin_uadd_overflow, __builtin_smulll_overflow, ... */
+    "__builtin_uadd", "__builtin_usub", "__builtin_umul", "__builtin_sadd", "__builtin_ssub",
+    "__builtin_smul", NULL};
+
+static bool is_allowed_builtin(const char *name) {
+    for (const char *const *c = allowed_calls; *c; c++)
+        if (strcmp(name, *c) == 0) return true;
+    for (const char *const *f = allowed_families; *f; f++) {
+        size_t n = strlen(*f);
+        if (strncmp(name, *f, n) != 0) continue;
+        const char *rest = name + n;
+        bool overflow_form = strncmp(*f, "__builtin_u", 11) == 0 || strncmp(*f, "__builtin_s", 11) == 0;
+        size_t len = strlen(rest);
+        if (overflow_form) {
+            if (len < 9 || strcmp(rest + len - 9, "_overflow") != 0) continue;
+            len -= 9;
+        }
+        bool ok = true;
+        for (size_t i = 0; i < len; i++)
+            if (!((rest[i] >= 'a' && rest[i] <= 'z') || (rest[i] >= '0' && rest[i] <= '9'))) ok = false;
+        if (ok) return true;
+    }
+    return false;
+}
 
 static bool in_list(const char *name, const char *const *list) {
     for (; *list; list++)
@@ -93,7 +121,7 @@ static void check_call(walk_t *w, CXCursor call) {
         if (!clang_Cursor_isNull(def)) {
             struct edge e = {w->current, func_index(w, def), call};
             ARR_PUSH(w->edges, w->n_edges, w->cap_edges, e);
-        } else if (!in_list(name, allowed_builtins)) {
+        } else if (!is_allowed_builtin(name)) {
             cursor_error(call, "unsupported-call", "call to '%s', which has no body in this "
                          "program: only functions rtl-gen can inline become hardware", name);
         }
@@ -129,6 +157,64 @@ static void check_var_ref(walk_t *w, CXCursor ref) {
     free(name);
 }
 
+static enum CXChildVisitResult last_expr(CXCursor c, CXCursor parent, CXClientData d) {
+    (void)parent;
+    if (clang_isExpression(clang_getCursorKind(c))) *(CXCursor *)d = c;
+    return CXChildVisit_Continue;
+}
+
+/* Does a pointer type point at something const (at any level of arrays)? */
+static bool points_to_const(CXType t) {
+    t = clang_getCanonicalType(t);
+    if (t.kind != CXType_Pointer) return false;
+    return clang_isConstQualifiedType(clang_getPointeeType(t));
+}
+
+/* A cast that drops const from a pointer, `(uint8_t *)table`, is how C lets a store reach a
+ * constant table or the input struct. clang deletes such a store (it is undefined) and the
+ * native model crashes on it, so the hardware and the C would disagree: reject the cast. */
+static void check_cast(CXCursor cast) {
+    CXType to = clang_getCursorType(cast);
+    if (clang_getCanonicalType(to).kind != CXType_Pointer || points_to_const(to)) return;
+    CXCursor operand = clang_getNullCursor();
+    clang_visitChildren(cast, last_expr, &operand);
+    if (clang_Cursor_isNull(operand) || !points_to_const(clang_getCursorType(operand))) return;
+    char *from = xstrdup_cx(clang_getTypeSpelling(clang_getCursorType(operand)));
+    char *dest = xstrdup_cx(clang_getTypeSpelling(to));
+    cursor_error(cast, "unsupported", "cast from '%s' to '%s' drops const: a store through it "
+                 "would write a constant table (ROM) or an input port, which hardware cannot; "
+                 "keep the pointer const", from, dest);
+    free(from);
+    free(dest);
+}
+
+static enum CXChildVisitResult first_expr(CXCursor c, CXCursor parent, CXClientData d) {
+    (void)parent;
+    if (!clang_isExpression(clang_getCursorKind(c))) return CXChildVisit_Continue;
+    *(CXCursor *)d = c;
+    return CXChildVisit_Break;
+}
+
+/* Comparing or subtracting two addresses asks where objects lie, and hardware has wires,
+ * not addresses. clang often folds such a test into the selector that chose the pointer,
+ * but not always, so the rule is judged on the source, the same for every spelling. */
+static void check_address_arithmetic(CXCursor op) {
+    enum CXBinaryOperatorKind k = clang_getCursorBinaryOperatorKind(op);
+    bool compare = k >= CXBinaryOperator_LT && k <= CXBinaryOperator_NE;
+    if (!compare && k != CXBinaryOperator_Sub) return;
+    CXCursor lhs = clang_getNullCursor(), rhs = clang_getNullCursor();
+    clang_visitChildren(op, first_expr, &lhs);
+    clang_visitChildren(op, last_expr, &rhs);
+    if (clang_Cursor_isNull(lhs) || clang_Cursor_isNull(rhs)) return;
+    if (clang_getCanonicalType(clang_getCursorType(lhs)).kind != CXType_Pointer ||
+        clang_getCanonicalType(clang_getCursorType(rhs)).kind != CXType_Pointer)
+        return;
+    cursor_error(op, "unsupported", "%s of two addresses: hardware has wires, not addresses; "
+                 "%s", compare ? "comparison" : "difference",
+                 compare ? "test the condition that chose the pointer instead"
+                         : "keep the index instead of the pointer");
+}
+
 static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientData d) {
     walk_t *w = d;
     (void)parent;
@@ -138,6 +224,8 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         cursor_error(c, "unsupported", "inline assembly has no hardware meaning");
         return CXChildVisit_Continue;
     }
+    if (k == CXCursor_CStyleCastExpr) check_cast(c);
+    if (k == CXCursor_BinaryOperator) check_address_arithmetic(c);
     if (k == CXCursor_CallExpr) {
         check_call(w, c);
     } else if (k == CXCursor_DeclRefExpr) {

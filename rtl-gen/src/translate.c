@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "util.h"
@@ -92,14 +93,38 @@ static void set_int(tr_t *t, LLVMValueRef v, val_t x) {
     e->v = x;
 }
 
+/* The file of a debug location, spelled as the user gave it: the source file exactly as on
+ * the command line (clang splits an absolute or ../ path into a directory and a name, and
+ * the name alone misleads), any other file (a header) by the path clang recorded, relative
+ * to the current directory when it lies below it. */
+static const char *user_file_name(tr_t *t, const char *dir, const char *name) {
+    static const char *last_dir, *last_name, *last_result; /* one file per run of instructions */
+    if (last_result && last_dir == dir && last_name == name) return last_result;
+    char *full = name[0] == '/' || !dir[0] ? xstrdup(name) : xasprintf("%s/%s", dir, name);
+    char *real = realpath(full, NULL), *src = realpath(t->ifc->source, NULL);
+    char cwd[4096];
+    const char *r;
+    if (real && src && strcmp(real, src) == 0) r = t->ifc->source;
+    else if (name[0] != '/' && getcwd(cwd, sizeof cwd) && strcmp(cwd, dir) == 0) r = intern(name);
+    else r = intern(full);
+    free(full);
+    free(real);
+    free(src);
+    last_dir = dir;
+    last_name = name;
+    last_result = r;
+    return r;
+}
+
 static void set_loc(tr_t *t, LLVMValueRef inst) {
-    unsigned len = 0;
+    unsigned len = 0, dlen = 0;
     const char *f = LLVMGetDebugLocFilename(inst, &len);
     if (f && len) {
-        /* the file name exactly as clang was given it, like the source rules report */
-        char *name = xasprintf("%.*s", (int)len, f);
-        t->file = intern(name);
+        const char *d = LLVMGetDebugLocDirectory(inst, &dlen);
+        char *name = xasprintf("%.*s", (int)len, f), *dir = xasprintf("%.*s", (int)dlen, d ? d : "");
+        t->file = user_file_name(t, intern(dir), intern(name));
         free(name);
+        free(dir);
         t->line = LLVMGetDebugLocLine(inst);
         t->col = LLVMGetDebugLocColumn(inst);
     }
@@ -681,6 +706,13 @@ void translate(tr_t *t, LLVMValueRef fn) {
         for (LLVMValueRef i = LLVMGetFirstInstruction(b->bb); i; i = LLVMGetNextInstruction(i)) {
             set_loc(t, i);
             instruction(t, &c, i, b->bb);
+            /* Stop at the first error: the instructions after it would read values it
+             * never defined, and their errors would only echo it. */
+            if (diag_count()) {
+                free(order);
+                free(share);
+                return;
+            }
         }
     }
     free(order);

@@ -3,21 +3,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "line_wrap.h"
 #include "util.h"
 
 static void range(FILE *f, unsigned w) {
     if (w > 1) fprintf(f, "[%u:0] ", w - 1);
 }
 
+/* One statement (takes text), indented, wrapped at token boundaries (line_wrap.h); the
+ * caller ends the line. */
+static void statement(FILE *f, unsigned indent, char *text) {
+    fprintf(f, "%*s", (int)indent, "");
+    line_wrap(f, indent, indent + 4, text);
+    free(text);
+}
+
+static char *range_text(unsigned w) { return w > 1 ? xasprintf("[%u:0] ", w - 1) : xstrdup(""); }
+
 static void where(FILE *f, const sig_t *s) {
     if (s->file && s->line) fprintf(f, "  // %s:%u", s->file, s->line);
     fputc('\n', f);
 }
 
-static void print_val(FILE *f, const netlist_t *nl, val_t v) {
-    char *s = v_text(nl, v);
-    fputs(s, f);
-    free(s);
+/* "PREFIX VALUE;" as one wrapped statement */
+static void assign_val(FILE *f, unsigned indent, const netlist_t *nl, const char *prefix,
+                       val_t v) {
+    char *t = v_text(nl, v);
+    statement(f, indent, xasprintf("%s%s;", prefix, t));
+    free(t);
+    fputc('\n', f);
 }
 
 static void ports(FILE *f, const tr_t *t) {
@@ -48,9 +62,10 @@ static void declare_state(FILE *f, const tr_t *t) {
         const mem_t *m = &ifc->mems[i];
         fprintf(f, "\n    // HLS_MEM %s: %u x %u bits, synchronous read-first RAM.\n", m->name,
                 m->depth, m->width);
-        fprintf(f, "    reg ");
-        range(f, m->width);
-        fprintf(f, "%s_cells [0:%u];\n    reg ", m->name, m->depth - 1);
+        /* cells always carry a packed range, [0:0] too: Verilator models a 1-bit memory
+         * without one as a packed vector, not as an array of words */
+        fprintf(f, "    reg [%u:0] %s_cells [0:%u];\n    reg ", m->width - 1, m->name,
+                m->depth - 1);
         range(f, m->width);
         fprintf(f, "%s_rdata;\n", m->name);
     }
@@ -154,9 +169,9 @@ static void logic(FILE *f, const tr_t *t, const bool *live) {
         const sig_t *s = &nl->sigs[i];
         if (!live[i]) continue;
         if (s->kind == SIG_WIRE) {
-            fprintf(f, "    wire ");
-            range(f, s->width);
-            fprintf(f, "%s = %s;", s->name, s->expr);
+            char *r = range_text(s->width);
+            statement(f, 4, xasprintf("wire %s%s = %s;", r, s->name, s->expr));
+            free(r);
             where(f, s);
         } else if (s->kind == SIG_CASE) {
             fprintf(f, "    reg ");
@@ -164,9 +179,11 @@ static void logic(FILE *f, const tr_t *t, const bool *live) {
             fprintf(f, "%s;", s->name);
             where(f, s);
             fprintf(f, "    always @(*) begin\n        case (%s)\n", s->case_sel);
-            for (unsigned k = 0; k < s->n_case; k++)
-                fprintf(f, "            %s: %s = %s;\n", s->case_label[k], s->name,
-                        s->case_value[k]);
+            for (unsigned k = 0; k < s->n_case; k++) {
+                statement(f, 12, xasprintf("%s: %s = %s;", s->case_label[k], s->name,
+                                           s->case_value[k]));
+                fputc('\n', f);
+            }
             fprintf(f, "            default: %s = %u'd0;\n        endcase\n    end\n", s->name,
                     s->width);
         }
@@ -177,9 +194,9 @@ static void outputs(FILE *f, const tr_t *t) {
     const iface_t *ifc = t->ifc;
     fprintf(f, "\n    // Output ports.\n");
     for (unsigned i = 0; i < ifc->n_out; i++) {
-        fprintf(f, "    assign %s = ", ifc->out[i].name);
-        print_val(f, &t->nl, t->out_val[i]);
-        fprintf(f, ";\n");
+        char *prefix = xasprintf("assign %s = ", ifc->out[i].name);
+        assign_val(f, 4, &t->nl, prefix, t->out_val[i]);
+        free(prefix);
     }
 }
 
@@ -191,9 +208,9 @@ static void registers(FILE *f, const tr_t *t) {
         fprintf(f, "            %s <= %u'd0;\n", ifc->regs[i].name, ifc->regs[i].width);
     fprintf(f, "        end else begin\n");
     for (unsigned i = 0; i < ifc->n_regs; i++) {
-        fprintf(f, "            %s <= ", ifc->regs[i].name);
-        print_val(f, &t->nl, t->reg_next[i]);
-        fprintf(f, ";\n");
+        char *prefix = xasprintf("%s <= ", ifc->regs[i].name);
+        assign_val(f, 12, &t->nl, prefix, t->reg_next[i]);
+        free(prefix);
     }
     fprintf(f, "        end\n    end\n");
 }
@@ -205,23 +222,15 @@ static void memories(FILE *f, const tr_t *t) {
         const mem_ports_t *p = &t->mem[i];
         const char *nm = m->name;
         fprintf(f, "\n    // %s ports: one read, one write per cycle.\n", nm);
-        fprintf(f, "    wire %s_re = ", nm);
-        print_val(f, &t->nl, p->re);
-        fprintf(f, ";\n    wire ");
-        range(f, p->ra.width);
-        fprintf(f, "%s_ra = ", nm);
-        print_val(f, &t->nl, p->ra);
-        fprintf(f, ";\n    wire %s_we = ", nm);
-        print_val(f, &t->nl, p->we);
-        fprintf(f, ";\n    wire ");
-        range(f, p->wa.width);
-        fprintf(f, "%s_wa = ", nm);
-        print_val(f, &t->nl, p->wa);
-        fprintf(f, ";\n    wire ");
-        range(f, m->width);
-        fprintf(f, "%s_wd = ", nm);
-        print_val(f, &t->nl, p->wd);
-        fprintf(f, ";\n");
+        const char *port[] = {"re", "ra", "we", "wa", "wd"};
+        val_t val[] = {p->re, p->ra, p->we, p->wa, p->wd};
+        for (unsigned k = 0; k < 5; k++) {
+            char *r = range_text(k == 4 ? m->width : val[k].width);
+            char *prefix = xasprintf("wire %s%s_%s = ", r, nm, port[k]);
+            assign_val(f, 4, &t->nl, prefix, val[k]);
+            free(prefix);
+            free(r);
+        }
         fprintf(f, "    always @(posedge clk) begin\n");
         /* no memory operation in a reset cycle: the C model runs no cycle then */
         fprintf(f, "        if (!rst && %s_we) %s_cells[%s_wa] <= %s_wd;\n", nm, nm, nm, nm);
@@ -242,17 +251,29 @@ static void memories(FILE *f, const tr_t *t) {
 static void unused_sink(FILE *f, const tr_t *t, const bool *live) {
     const netlist_t *nl = &t->nl;
     fprintf(f, "\n    // Bits nothing reads (unused input bits, parts of wide loads).\n");
-    fprintf(f, "    /* verilator lint_off UNUSEDSIGNAL */\n    wire unused_bits = &{1'b0");
+    size_t cap = 64, len = 0;
+    char *text = xmalloc(cap);
+    len = (size_t)snprintf(text, cap, "wire unused_bits = &{1'b0");
     for (unsigned i = 0; i < nl->n; i++)
         if (live[i] || nl->sigs[i].kind == SIG_INPUT || nl->sigs[i].kind == SIG_REG ||
-            nl->sigs[i].kind == SIG_RDATA)
-            fprintf(f, ", %s", nl->sigs[i].name);
-    fprintf(f, ", 1'b0};\n    /* verilator lint_on UNUSEDSIGNAL */\n");
+            nl->sigs[i].kind == SIG_RDATA) {
+            size_t add = strlen(nl->sigs[i].name) + 2;
+            while (len + add + 16 > cap) cap *= 2, text = xrealloc(text, cap);
+            len += (size_t)sprintf(text + len, ", %s", nl->sigs[i].name);
+        }
+    strcpy(text + len, ", 1'b0};");
+    fprintf(f, "    /* verilator lint_off UNUSEDSIGNAL */\n");
+    statement(f, 4, text);
+    fprintf(f, "\n    /* verilator lint_on UNUSEDSIGNAL */\n");
 }
 
 void verilog_write(FILE *f, const tr_t *t) {
     fprintf(f, "// Generated by rtl-gen from %s (top %s). Do not edit: change the C.\n",
             t->ifc->source, t->ifc->top);
+    if (t->ifc->n_renames)
+        fprintf(f, "// Names changed from the C field paths (Verilog, SystemVerilog and C++ reserve\n"
+                   "// some words, and each name must be distinct):\n");
+    for (unsigned i = 0; i < t->ifc->n_renames; i++) fprintf(f, "//   %s\n", t->ifc->renames[i]);
     fprintf(f, "`default_nettype none\n");
     bool *live = liveness(t);
     ports(f, t);
