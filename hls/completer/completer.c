@@ -114,6 +114,11 @@ HLS_INLINE nic_req_ctl_t make_ctl(uint8_t kind, nic_qp_t qp, uint16_t idx, uint3
     return r;
 }
 
+/* cmp_qpc_t.acked holds an ACK that says the peer has every request up to PSN `psn`. */
+HLS_INLINE bool acked_covers(const cmp_qpc_t *c, uint32_t psn) {
+    return (c->acked >> 31) != 0 && psn_le(psn, c->acked & 0xFFFFFF);
+}
+
 /* What the response packet (latched in st) means for the oldest outstanding WQE w. */
 HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint8_t *status) {
     uint32_t p = (uint32_t)st->p_psn;
@@ -124,9 +129,8 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
     *status = NIC_WC_SUCCESS;
     /* an earlier ACK already covered this WQE (cmp_qpc_t.acked): a SEND/WRITE is done; a
      * READ/atomic lost its response, as if that ACK came now (9.7.5.1.4) */
-    bool covered = (st->c.acked >> 31) != 0 && psn_le(w->first_psn, st->c.acked & 0xFFFFFF);
-    if (covered && !resp && psn_le(w->last_psn, st->c.acked & 0xFFFFFF)) return V_RETIRE;
-    if (covered && resp && psn_lt(p, w->first_psn)) return V_RETRY;
+    if (!resp && acked_covers(&st->c, w->last_psn)) return V_RETIRE;
+    if (resp && acked_covers(&st->c, w->first_psn) && psn_lt(p, w->first_psn)) return V_RETRY;
     if (op == ROCE_OP_ACKNOWLEDGE && syn_type == 0) {
         /* coalesced ACK: everything up to p arrived; a READ/atomic at or before p whose
          * response we have not seen lost it (9.7.5.1.4), go back to it */
@@ -195,9 +199,8 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
 HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) {
     uint32_t p = (uint32_t)st->p_psn;
     bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
-    bool had = (st->c.acked >> 31) != 0;
-    bool keep = ack && needs_resp(w->opcode) && psn_le(w->first_psn, p) &&
-                !(had && psn_lt(p, st->c.acked & 0xFFFFFF));
+    /* an ACK already kept past p stays: the later of the two */
+    bool keep = ack && needs_resp(w->opcode) && psn_le(w->first_psn, p) && !acked_covers(&st->c, p + 1);
     return keep ? (p | 0x80000000u) : st->c.acked;
 }
 
@@ -638,7 +641,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* a READ/atomic an ACK went past (acked): the peer has the requests after it, so
          * only this one is sent again (REISSUE); otherwise (a sequence or RNR NAK, a timeout
          * with no such ACK) the peer may lack them: go-back-N (REWIND) */
-        bool alone = needs_resp(h.opcode) && (st->c.acked >> 31) != 0 && psn_le(h.first_psn, st->c.acked & 0xFFFFFF);
+        bool alone = needs_resp(h.opcode) && acked_covers(&st->c, h.first_psn);
         out->req_ctl.valid = 1;
         out->req_ctl.data = make_ctl(alone ? NIC_REQ_REISSUE : NIC_REQ_REWIND, st->qp, h.wqe_index,
                                      h.first_psn + st->c.head_done);
