@@ -181,12 +181,8 @@ static void dispatch(hlsnic_fn_t *f, uint64_t ev) {
         }
         break;
     case NIC_EV_CQ_COMP:
-        if (cq && cq->chan_wfd >= 0) {
-            struct ib_uverbs_comp_event_desc d = {.cq_handle = (uintptr_t)&cq->vcq.cq};
-            pthread_mutex_lock(&cq->vcq.cq.mutex);
-            if (write(cq->chan_wfd, &d, sizeof d) == (ssize_t)sizeof d) cq->comp_reported++;
-            pthread_mutex_unlock(&cq->vcq.cq.mutex);
-        }
+        /* delivered (and counted) only when the program reads it: hlsnic_cq_event */
+        if (cq && cq->chan_wfd >= 0) hlsnic_chan_send(cq);
         break;
     default:
         hlsnic_log(f, "unknown device event kind %u (raw 0x%llx) ignored", kind, (unsigned long long)ev);

@@ -51,7 +51,7 @@ typedef struct {
 
 typedef struct {
     struct ibv_comp_channel *ch;
-    int rfd, wfd;              /* the pipe that replaced the channel's fd */
+    int rfd, wfd;              /* the socket pair that replaced the channel's fd (read, send) */
 } hlsnic_chan_t;
 
 struct hlsnic_context {
@@ -88,7 +88,8 @@ struct hlsnic_cq {
     pthread_mutex_t lock;      /* the consumer index and the CQ doorbell */
     uint32_t ci;               /* CQEs consumed (not reduced modulo the ring) */
     int chan_wfd;              /* completion channel write end, or -1 */
-    uint32_t comp_reported, async_reported; /* events handed out (destroy waits for acks) */
+    uint32_t comp_reported;    /* completion events the program read (destroy waits for acks) */
+    uint32_t async_reported;   /* async events written to the context's async fd */
 };
 
 struct hlsnic_qp {
@@ -143,6 +144,7 @@ int hlsnic_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int hlsnic_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void hlsnic_cq_event(struct ibv_cq *cq);
 void hlsnic_close_channels(struct hlsnic_context *ctx);
+void hlsnic_chan_send(struct hlsnic_cq *cq);
 struct ibv_qp *hlsnic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 int hlsnic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 int hlsnic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_qp_init_attr *init);

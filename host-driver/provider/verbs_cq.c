@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,8 +13,11 @@
 
 /* libibverbs' ibv_create_comp_channel asks the kernel for an fd; with no kernel behind the
  * device node the fd it stores is not usable. When a CQ is bound to a channel the driver
- * gives the channel a pipe (read end = channel->fd, the event thread writes the other end),
- * once per channel: later CQs on the same channel share it. Returns the write end or -1. */
+ * gives the channel a SOCK_SEQPACKET socket pair (channel->fd = one end, the event thread
+ * sends on the other), once per channel: later CQs on the same channel share it. A socket,
+ * not a pipe, because each event is one message (a read never tears one) and the provider can
+ * take them out without blocking whatever mode the program put channel->fd in (MSG_DONTWAIT):
+ * destroy_cq discards the CQ's unread events as the kernel does. Returns the sending end or -1. */
 static int channel_wfd(struct hlsnic_context *ctx, struct ibv_comp_channel *ch) {
     int wfd = -1;
     pthread_mutex_lock(&ctx->chan_lock);
@@ -30,14 +34,58 @@ static int channel_wfd(struct hlsnic_context *ctx, struct ibv_comp_channel *ch) 
         ctx->chans_cap = cap;
     }
     int p[2];
-    if (pipe2(p, O_CLOEXEC)) goto out;
-    (void)fcntl(p[1], F_SETFL, O_NONBLOCK);
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p)) goto out;
+    shutdown(p[0], SHUT_WR); /* the program's end only reads */
+    shutdown(p[1], SHUT_RD);
     ctx->chans[ctx->nchans++] = (hlsnic_chan_t){.ch = ch, .rfd = p[0], .wfd = p[1]};
     ch->fd = p[0];
     wfd = p[1];
 out:
     pthread_mutex_unlock(&ctx->chan_lock);
     return wfd;
+}
+
+/* The event thread hands a completion event to the CQ's channel (tab_lock held, the CQ in
+ * the table). Under chan_lock, so that discard_events sees the channel's events whole. A full
+ * socket drops the event (never blocks the interrupt handler). */
+void hlsnic_chan_send(struct hlsnic_cq *cq) {
+    struct ib_uverbs_comp_event_desc d = {.cq_handle = (uintptr_t)&cq->vcq.cq};
+    pthread_mutex_lock(&cq->ctx->chan_lock);
+    ssize_t w = send(cq->chan_wfd, &d, sizeof d, MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)w;
+    pthread_mutex_unlock(&cq->ctx->chan_lock);
+}
+
+/* destroy_cq: take the CQ's events the program has not read off its channel, keep the other
+ * CQs' events in their order (the kernel's ib_uverbs_release_ucq does the same). The CQ is out
+ * of the table already, so the event thread sends nothing more for it. */
+enum { CHAN_DRAIN_MAX = 1 << 16 }; /* more than a channel socket's buffer can hold */
+static void discard_events(struct hlsnic_cq *cq) {
+    struct hlsnic_context *ctx = cq->ctx;
+    pthread_mutex_lock(&ctx->chan_lock);
+    int rfd = -1;
+    for (int i = 0; i < ctx->nchans; i++)
+        if (ctx->chans[i].wfd == cq->chan_wfd) rfd = ctx->chans[i].rfd;
+    struct ib_uverbs_comp_event_desc *keep = NULL, d;
+    size_t nkeep = 0, cap = 0;
+    for (unsigned n = 0; rfd >= 0 && n < CHAN_DRAIN_MAX; n++) {
+        if (recv(rfd, &d, sizeof d, MSG_DONTWAIT) != (ssize_t)sizeof d) break;
+        if (d.cq_handle == (uintptr_t)&cq->vcq.cq) continue;
+        if (nkeep == cap) {
+            size_t c = cap ? 2 * cap : 16;
+            struct ib_uverbs_comp_event_desc *k = realloc(keep, c * sizeof *k);
+            if (!k) continue; /* out of memory: that event is lost, the program's CQ stays usable */
+            keep = k;
+            cap = c;
+        }
+        keep[nkeep++] = d;
+    }
+    for (size_t i = 0; i < nkeep; i++) {
+        ssize_t w = send(cq->chan_wfd, &keep[i], sizeof keep[i], MSG_DONTWAIT | MSG_NOSIGNAL);
+        (void)w;
+    }
+    pthread_mutex_unlock(&ctx->chan_lock);
+    free(keep);
 }
 
 /* At context close: the write ends (the read ends belong to the channels, which
@@ -121,7 +169,9 @@ int hlsnic_destroy_cq(struct ibv_cq *ibcq) {
     pthread_mutex_lock(&f->tab_lock);
     f->cq[cq->slot] = NULL;
     pthread_mutex_unlock(&f->tab_lock);
-    /* ibv_destroy_cq(3): wait until every event handed out was acknowledged. */
+    /* ibv_destroy_cq(3): wait until every event the program read was acknowledged; events
+     * it never read are discarded, not waited for (comp_reported counts reads: cq_event). */
+    if (cq->chan_wfd >= 0) discard_events(cq);
     pthread_mutex_lock(&ibcq->mutex);
     while (ibcq->comp_events_completed != cq->comp_reported || ibcq->async_events_completed != cq->async_reported)
         pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
@@ -182,4 +232,10 @@ int hlsnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only) {
     return 0;
 }
 
-void hlsnic_cq_event(struct ibv_cq *cq) { (void)cq; /* nothing to do: the arm is one-shot in the NIC */ }
+/* ibv_get_cq_event read one of this CQ's events: now it is delivered, and destroy_cq waits
+ * for its ibv_ack_cq_events. (The arm itself is one-shot in the NIC: nothing to re-arm.) */
+void hlsnic_cq_event(struct ibv_cq *ibcq) {
+    pthread_mutex_lock(&ibcq->mutex);
+    to_cq(ibcq)->comp_reported++;
+    pthread_mutex_unlock(&ibcq->mutex);
+}

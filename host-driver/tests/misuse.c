@@ -22,23 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-static bool check(bool ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool check(bool ok, const char *name, const char *fmt, ...) {
-    if (ok) {
-        printf("PASS misuse/%s\n", name);
-    } else {
-        va_list ap;
-        va_start(ap, fmt);
-        printf("FAIL misuse/%s: ", name);
-        vprintf(fmt, ap);
-        printf("\n");
-        va_end(ap);
-        failures++;
-    }
-    fflush(stdout);
-    return ok;
-}
+#define CHECK_PREFIX "misuse/"
+#include "check.h"
+
 /* a call that must fail with errno `want` (pointer-returning verbs set errno) */
 #define EXPECT_NULL_ERRNO(name, call, want)                                                             \
     do {                                                                                                \
@@ -390,5 +376,5 @@ int main(void) {
     EXPECT_RET("close-device", ibv_close_device(ctx), 0);
     ibv_free_device_list(list);
     free(buf);
-    return failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }
