@@ -79,6 +79,7 @@ int dev_dma_write(void *ctx, uint64_t addr, const void *data, size_t len) {
     }
     for (; i < len; i++) __atomic_store_n(dst + i, src[i], __ATOMIC_RELEASE);
     d->st.dma_writes++;
+    dev_dirty_note(d, addr, len); /* every write the NIC applies (VFIO DMA logging) */
     return 0;
 }
 

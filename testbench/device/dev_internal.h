@@ -5,7 +5,10 @@
  *   dev_mmio.c     BAR0 decode: ID registers, command mailbox, doorbells, events, statistics
  *   dev_dma.c      the DMA mapping table and host memory as hostmem's backend
  *   dev_port.c     the Ethernet port: wire strings, the datagram socket
- *   dev_model.c    which composed model (C / RTL) and its interface text, built in */
+ *   dev_model.c    which composed model (C / RTL) and its interface text, built in
+ *   dev_mig_fsm.c  the VFIO uAPI v2 state machine (next arc), pure
+ *   dev_vfio.c     the VFIO-shaped migration interface: arcs -> firmware commands, the streams
+ *   dev_dirty.c    DMA dirty-page logging of the device's writes */
 #ifndef HLSNIC_DEV_INTERNAL_H
 #define HLSNIC_DEV_INTERNAL_H
 
@@ -16,6 +19,9 @@
 #include <sys/socket.h>
 
 #include "hlsnic_dev.h"
+#include "hlsnic_vfio.h"
+#include "mig_fw.h"
+#include "mig_hal_tb.h"
 #include "nic_bar.h"
 #include "nic_if.h"
 #include "../nic/nic_tb.h"
@@ -54,6 +60,37 @@ typedef struct {
     uint64_t addr, len;
 } dev_map_t;
 
+/* ---- migration of one function (dev_vfio.c) ---- */
+typedef struct {
+    enum hlsnic_mig_state state;
+    /* save stream (STOP_COPY, PRE_COPY*): the device writes save_wfd; save_peek is its own copy
+     * of the reader's end, for the bytes not read yet (FIONREAD) */
+    int save_wfd, save_peek;
+    uint64_t written, initial;       /* bytes into the stream; of them, the first (full) pass */
+    /* load stream (RESUMING): the loader thread reads load_rfd until load_stop is signalled */
+    int load_rfd, load_stop;
+    pthread_t loader;
+    bool loader_started;
+    int load_err;                    /* 0, or the negative errno the load ends with */
+    struct mig_resp load_resp;       /* the firmware's last answer to a block */
+    bool committed;
+    uint64_t loaded_blocks;
+} dev_mig_fn_t;
+
+/* ---- DMA dirty-page logging (dev_dirty.c) ---- */
+typedef struct {
+    uint64_t iova, length;
+    uint64_t *bits;                  /* a bit per page of the range */
+} dev_log_range_t;
+typedef struct {
+    bool active;
+    unsigned shift;                  /* log2 page size */
+    dev_log_range_t *r;
+    unsigned n;
+    bool skip_armed;                 /* test hook: the next write to skip_page is not logged */
+    uint64_t skip_page;
+} dev_dirty_t;
+
 /* ---- the chosen model ---- */
 typedef struct {
     nic_tb_model_t m;
@@ -88,6 +125,15 @@ struct hlsnic_dev {
     dev_map_t *maps;
     size_t nmaps, cap_maps;
 
+    /* migration: the firmware linked in as the embedded controller, its HAL over this NIC */
+    pthread_mutex_t vfio_mu;         /* one VFIO call at a time (taken before mu, never after) */
+    struct mig_fw fw;
+    struct mig_hal_tb hal;
+    bool fw_ready;
+    uint8_t *blk;                    /* the PF driver's image block buffer (DMA-mapped) */
+    dev_mig_fn_t mig[NIC_FNS];
+    dev_dirty_t dirty;
+
     hlsnic_dev_stats_t st;           /* cycles is filled in when read */
     uint64_t tx_dropped;             /* frames the socket would not take */
     uint64_t mmio_errors;
@@ -99,6 +145,12 @@ struct hlsnic_dev {
 
 /* hlsnic_dev.c: take d->mu from an API call (the clock thread lets waiting callers in). */
 void dev_lock(hlsnic_dev_t *d);
+/* mu held, outside the clock thread: move frames between the socket and the NIC and take the
+ * NIC's answers and events (what a clock-thread batch does around its steps). */
+void dev_service(hlsnic_dev_t *d);
+/* mu held: step the NIC until no mailbox command is in flight (at most `max` cycles);
+ * false if one still is. The firmware's own commands use ctrl's queue too. */
+bool dev_settle_commands(hlsnic_dev_t *d, unsigned max);
 
 /* dev_mmio.c */
 void dev_mmio_error(hlsnic_dev_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -110,6 +162,14 @@ bool dev_mmio_pending(const hlsnic_dev_t *d);
 /* dev_dma.c */
 int dev_dma_read(void *ctx, uint64_t addr, void *buf, size_t len);
 int dev_dma_write(void *ctx, uint64_t addr, const void *data, size_t len);
+
+/* dev_dirty.c: log a DMA write that was applied (mu held) */
+void dev_dirty_note(hlsnic_dev_t *d, uint64_t addr, size_t len);
+void dev_dirty_free(hlsnic_dev_t *d);
+
+/* dev_vfio.c: at open (before the clock thread) and close */
+int dev_vfio_open(hlsnic_dev_t *d, char *err, size_t errlen);
+void dev_vfio_close(hlsnic_dev_t *d);
 
 /* dev_port.c: 0, or -1 with the reason in err */
 int dev_port_open(dev_port_t *p, const char *wire, char *err, size_t errlen);

@@ -55,6 +55,21 @@ static void frames_out(hlsnic_dev_t *d) {
     }
 }
 
+void dev_service(hlsnic_dev_t *d) {
+    frames_in(d);
+    frames_out(d);
+    dev_collect(d);
+}
+
+bool dev_settle_commands(hlsnic_dev_t *d, unsigned max) {
+    for (unsigned i = 0; i < max && d->cmd_n; i++) {
+        nic_tb_step(d->tb);
+        frames_out(d);
+        dev_collect(d);
+    }
+    return d->cmd_n == 0;
+}
+
 /* Sleep until MMIO wakes us, a frame arrives, or `us` pass. */
 static void doze(hlsnic_dev_t *d, unsigned us) {
     struct pollfd p[2] = {{.fd = d->wake_fd, .events = POLLIN}, {.fd = d->port.fd, .events = POLLIN}};
@@ -152,6 +167,7 @@ hlsnic_dev_t *hlsnic_dev_open(const hlsnic_dev_config_t *cfg, char *err, size_t 
         return NULL;
     }
     pthread_mutex_init(&d->mu, NULL);
+    pthread_mutex_init(&d->vfio_mu, NULL);
     d->wake_fd = -1;
     d->port.fd = -1;
     d->model.iface_fd = -1;
@@ -203,6 +219,7 @@ hlsnic_dev_t *hlsnic_dev_open(const hlsnic_dev_config_t *cfg, char *err, size_t 
             snprintf(err, errlen, "eventfd for fn %u's interrupt: %s", f, strerror(errno));
             goto fail;
         }
+    if (dev_vfio_open(d, err, errlen)) goto fail;
     int r = pthread_create(&d->thread, NULL, clock_main, d);
     if (r) {
         snprintf(err, errlen, "clock thread: %s", strerror(r));
@@ -224,6 +241,8 @@ void hlsnic_dev_close(hlsnic_dev_t *d) {
         (void)w;
         pthread_join(d->thread, NULL);
     }
+    dev_vfio_close(d);
+    dev_dirty_free(d);
     if (d->pcap) pcap_close(d->pcap);
     dev_port_close(&d->port);
     if (d->wake_fd >= 0) close(d->wake_fd);
@@ -235,6 +254,7 @@ void hlsnic_dev_close(hlsnic_dev_t *d) {
     free(d->frame);
     free(d->maps);
     pthread_mutex_destroy(&d->mu);
+    pthread_mutex_destroy(&d->vfio_mu);
     free(d);
 }
 

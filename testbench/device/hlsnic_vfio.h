@@ -1,0 +1,108 @@
+/* hlsnic_vfio.h — the device's migration interface in the shape of Linux's VFIO migration
+ * uAPI v2 (include/uapi/linux/vfio.h), for a hypervisor driver in the same process
+ * (docs/live-migration.md, "The VFIO-v2 interface of the simulated device").
+ *
+ * What a variant driver (mlx5's vfio-pci) gives QEMU through ioctls, here as calls on one PCIe
+ * function of an hlsnic_dev_t:
+ *   - the device state of the function (HLSNIC_MIG_*, the uAPI's values) and set_state, which
+ *     walks the uAPI's arcs, each one done with the migration firmware's commands;
+ *   - the data stream of a transfer: a real file descriptor (a socket to read, a pipe to write) handed out by the arcs
+ *     that open one (-> STOP_COPY from STOP, -> PRE_COPY from RUNNING, -> RESUMING), read in
+ *     STOP_COPY / PRE_COPY(_P2P) and written in RESUMING;
+ *   - the pre-copy info query and the stop-copy size;
+ *   - DMA dirty-page logging of the device's writes to host memory (START / REPORT / STOP).
+ * Errors are the uAPI's: a negative errno. Not HLS-C: plain C, like hlsnic_dev.h. */
+#ifndef HLSNIC_VFIO_H
+#define HLSNIC_VFIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hlsnic_dev.h"
+
+/* enum vfio_device_mig_state: the same numbers */
+enum hlsnic_mig_state {
+    HLSNIC_MIG_ERROR = 0,
+    HLSNIC_MIG_STOP = 1,
+    HLSNIC_MIG_RUNNING = 2,
+    HLSNIC_MIG_STOP_COPY = 3,
+    HLSNIC_MIG_RESUMING = 4,
+    HLSNIC_MIG_RUNNING_P2P = 5,
+    HLSNIC_MIG_PRE_COPY = 6,
+    HLSNIC_MIG_PRE_COPY_P2P = 7,
+};
+#define HLSNIC_MIG_STATES 8
+
+/* what a driver advertises (VFIO_MIGRATION_*): STOP_COPY is required, the others optional */
+enum {
+    HLSNIC_MIG_CAP_STOP_COPY = 1u << 0,
+    HLSNIC_MIG_CAP_P2P = 1u << 1,
+    HLSNIC_MIG_CAP_PRE_COPY = 1u << 2,
+};
+
+/* The next arc on the way from cur to want for a driver with capabilities caps, as the
+ * kernel's vfio_mig_get_next_state computes it: the uAPI's shortest path that never passes
+ * through a saving state it does not end in, skipping states caps lacks. 0 and *next, or
+ * -EINVAL (want is ERROR, a state caps lacks, STOP_COPY -> PRE_COPY(_P2P), anything from
+ * ERROR). cur == want answers *next = cur. Pure: no device. */
+int hlsnic_mig_next_state(unsigned caps, enum hlsnic_mig_state cur, enum hlsnic_mig_state want,
+                          enum hlsnic_mig_state *next);
+const char *hlsnic_mig_state_name(enum hlsnic_mig_state s);
+
+/* ---- one function of a device (the VF a hypervisor passes through) ---- */
+/* The capabilities this device advertises: STOP_COPY | P2P | PRE_COPY. */
+unsigned hlsnic_vfio_caps(void);
+
+/* VFIO_DEVICE_FEATURE_MIG_DEVICE_STATE, GET. */
+int hlsnic_vfio_get_state(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state *state);
+
+/* VFIO_DEVICE_FEATURE_MIG_DEVICE_STATE, SET: walk the arcs to `want`. 0, with *data_fd the
+ * new transfer's stream when the last arc opened one (else -1; the caller closes it). An
+ * illegal request answers -EINVAL and changes nothing. An arc that fails answers its error
+ * and leaves the state where the walk stood, or in ERROR when the arc left the function in no
+ * state the uAPI can name (a refused load: the image is discarded, nothing was written).
+ * Leaving ERROR takes hlsnic_vfio_reset. Only one function of a device migrates at a time
+ * (the firmware's rule): a second answers -EBUSY. */
+int hlsnic_vfio_set_state(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state want, int *data_fd);
+
+/* VFIO_DEVICE_RESET for the migration side: whatever the state, the firmware gives the
+ * function up (a load abandoned, a suspend resumed) and the state is RUNNING. The function's
+ * objects are kept (the model has no function-level reset). 0 or a negative errno. */
+int hlsnic_vfio_reset(hlsnic_dev_t *d, unsigned fn);
+
+/* VFIO_MIG_GET_PRECOPY_INFO, only in PRE_COPY / PRE_COPY_P2P (-EINVAL otherwise):
+ * initial_bytes = bytes of the first (full) pass not read yet; dirty_bytes = the rest of the
+ * stream not read yet. When the stream has been read to its end, the call first saves the
+ * next pass of the rows written since (nothing when none was): new data appears only here,
+ * as with mlx5. */
+int hlsnic_vfio_precopy_info(hlsnic_dev_t *d, unsigned fn, uint64_t *initial_bytes, uint64_t *dirty_bytes);
+
+/* VFIO_DEVICE_FEATURE_MIG_DATA_SIZE: bytes a stop-copy would carry now (never fewer: a full
+ * pass of the function's rows, as the firmware counts them, plus its header and end blocks). */
+int hlsnic_vfio_data_size(hlsnic_dev_t *d, unsigned fn, uint64_t *stop_copy_length);
+
+/* ---- DMA dirty-page logging (VFIO_DEVICE_FEATURE_DMA_LOGGING_*) ----
+ * Device-wide (every write the NIC makes to host memory, whichever function; logging more
+ * than one VF's writes only over-reports, which the uAPI allows). */
+typedef struct {
+    uint64_t iova, length;
+} hlsnic_dma_range_t;
+#define HLSNIC_DMA_LOG_MAX_RANGES 256u /* the kernel's: a page of ranges */
+
+/* START: ranges (disjoint, aligned to *page_size, a power of two >= 4096) are logged from now
+ * on. -EINVAL (no range, misaligned, overlapping, bad page size), -E2BIG (too many ranges),
+ * -EOVERFLOW (a range wraps), -EBUSY (already started), -ENOMEM. */
+int hlsnic_dma_logging_start(hlsnic_dev_t *d, const hlsnic_dma_range_t *ranges, unsigned n, uint64_t *page_size);
+/* REPORT: bit i of bitmap (64-bit words, least significant bit first) = the page
+ * [iova + i * page_size, +page_size) was written since the last report; the log of the pages
+ * reported is cleared. page_size: a power of two >= 4096 (-EINVAL), iova + length must not
+ * wrap (-EOVERFLOW); not started: -EINVAL. */
+int hlsnic_dma_logging_report(hlsnic_dev_t *d, uint64_t iova, uint64_t length, uint64_t page_size, uint64_t *bitmap);
+/* STOP. 0, or -EINVAL when not started. */
+int hlsnic_dma_logging_stop(hlsnic_dev_t *d);
+
+/* Test hook, for the test that proves the log is checked (never for a driver): the next DMA
+ * write that touches the page holding `iova` is applied but not logged. */
+void hlsnic_dma_logging_test_skip(hlsnic_dev_t *d, uint64_t iova);
+
+#endif /* HLSNIC_VFIO_H */
