@@ -443,15 +443,95 @@ static void test_dirty(const char *dir) {
     hlsnic_dev_close(dc);
 }
 
-/* ---- a live migration of A's function to B ---- */
+/* ---- live migrations of A's function: to B, then on to B2 ---- */
 static bool map_side(hlsnic_dev_t *d, side_t *s) {
     return !hlsnic_dev_dma_map(d, s->cq[SCQ], 32u << CQ_LOG) && !hlsnic_dev_dma_map(d, s->cq[RCQ], 32u << CQ_LOG) &&
            !hlsnic_dev_dma_map(d, s->sq, 64u << SQ_LOG) && !hlsnic_dev_dma_map(d, s->rq, 32u << RQ_LOG) &&
            !hlsnic_dev_dma_map(d, s->mr, MR_LEN - 4096);
 }
 
+/* The destination: the source device closed (its wire path freed), a new device `name` on the
+ * same wire, the same memory mapped (the guest's memory stays in this process), RUNNING ->
+ * RESUMING, the image written to its data_fd, -> RUNNING_P2P -> RUNNING. */
+static bool move_to_new_device(side_t *a, const char *wire, const buf_t *img, const char *name) {
+    char err[256], n[160];
+    hlsnic_dev_close(a->d);
+    a->d = hlsnic_dev_open(&(hlsnic_dev_config_t){.wire = wire}, err, sizeof err);
+    a->name = name;
+    snprintf(n, sizeof n, "migrate: %s: RUNNING -> RESUMING, the image written to its data_fd, -> RUNNING_P2P -> RUNNING", name);
+    if (!a->d) {
+        check(false, n, "open on A's wire: %s", err);
+        return false;
+    }
+    int wfd = -1;
+    bool mapped = map_side(a->d, a);
+    int rc = hlsnic_vfio_set_state(a->d, 0, RS, &wfd);
+    bool wrote = wfd >= 0 && write_all(wfd, img->b, img->n);
+    if (wfd >= 0) close(wfd);
+    int rc2 = hlsnic_vfio_set_state(a->d, 0, RP, NULL);
+    int rc3 = hlsnic_vfio_set_state(a->d, 0, R, NULL);
+    check(mapped && !rc && wrote && !rc2 && !rc3 && state_of(a->d, 0) == R, n, "mapped %d ->RESUMING %d wrote %d ->P2P %d ->RUNNING %d",
+          mapped, rc, wrote, rc2, rc3);
+    return !rc && !rc3;
+}
+
+/* Work in flight across a stop: C SENDs 3000 bytes into a receive posted on A and WRITEs
+ * 20000 bytes into A's MR; A READs 8000 bytes of C's MR. */
+enum { FL_SEND = 3000, FL_WRITE = 20000, FL_READ = 8000 };
+static void post_in_flight(side_t *a, side_t *c, unsigned seed) {
+    fill(c->mr + 0x7000, FL_SEND, seed);
+    fill(c->mr + 0x1000, FL_WRITE, seed + 1);
+    fill(c->mr + 0x9000, FL_READ, seed + 2);
+    post_recv(a, (nic_rq_wqe_t){.wr_id = 0xa7, .addr = (uintptr_t)a->mr + 0x7000, .length = 4096, .lkey = a->key});
+    post_send(c, (nic_sq_wqe_t){.wr_id = 0xc7, .opcode = NIC_WR_SEND, .flags = NIC_WQE_SIGNALED,
+                                .local_addr = (uintptr_t)c->mr + 0x7000, .length = FL_SEND, .lkey = c->key});
+    post_send(c, (nic_sq_wqe_t){.wr_id = 0xc8, .opcode = NIC_WR_WRITE, .flags = NIC_WQE_SIGNALED,
+                                .local_addr = (uintptr_t)c->mr + 0x1000, .length = FL_WRITE, .lkey = c->key,
+                                .remote_addr = (uintptr_t)a->mr + 0x8000, .rkey = a->key});
+    post_send(a, (nic_sq_wqe_t){.wr_id = 0xa8, .opcode = NIC_WR_READ, .flags = NIC_WQE_SIGNALED,
+                                .local_addr = (uintptr_t)a->mr + 0x2000, .length = FL_READ, .lkey = a->key,
+                                .remote_addr = (uintptr_t)c->mr + 0x9000, .rkey = c->key});
+}
+
+/* is the next CQE of q there (owner bit), without taking it */
+static bool cqe_waiting(const side_t *s, int q) {
+    uint32_t ci = s->ci[q];
+    const nic_cqe_t *e = &s->cq[q][ci & ((1u << CQ_LOG) - 1)];
+    uint8_t want = ((ci >> CQ_LOG) & 1) ? 0 : NIC_CQE_OWNER;
+    return (__atomic_load_n(&e->owner, __ATOMIC_ACQUIRE) & NIC_CQE_OWNER) == want;
+}
+
+/* where the work stood when the function stopped (an INFO line: the timing is the machine's) */
+static void in_flight_at_stop(const side_t *a, const side_t *c, const char *tag) {
+    printf("INFO migrate: %s: at the stop: SEND %s on A, READ %s on A, WRITE bytes %s in A's memory\n", tag,
+           cqe_waiting(a, RCQ) ? "completed" : "not completed", cqe_waiting(a, SCQ) ? "completed" : "not completed",
+           memcmp(a->mr + 0x8000, c->mr + 0x1000, FL_WRITE) ? "not all" : "all");
+}
+
+/* ... all of it completed, on whichever device A's function is now, and every byte is there */
+static void check_in_flight(side_t *a, side_t *c, const char *tag) {
+    char n[160];
+    snprintf(n, sizeof n, "migrate: %s: the SEND in flight lands", tag);
+    if (cqe_ok(n, a, RCQ, 0xa7, NIC_WC_RECV, NIC_WC_SUCCESS, FL_SEND)) {
+        snprintf(n, sizeof n, "migrate: %s: its %u bytes", tag, FL_SEND);
+        bytes_equal(n, a->mr + 0x7000, c->mr + 0x7000, FL_SEND);
+    }
+    snprintf(n, sizeof n, "migrate: %s: the READ in flight completes", tag);
+    if (cqe_ok(n, a, SCQ, 0xa8, NIC_WC_RDMA_READ, NIC_WC_SUCCESS, FL_READ)) {
+        snprintf(n, sizeof n, "migrate: %s: its %u bytes", tag, FL_READ);
+        bytes_equal(n, a->mr + 0x2000, c->mr + 0x9000, FL_READ);
+    }
+    snprintf(n, sizeof n, "migrate: %s: C's SEND completes", tag);
+    cqe_ok(n, c, SCQ, 0xc7, NIC_WC_SEND, NIC_WC_SUCCESS, -1);
+    snprintf(n, sizeof n, "migrate: %s: the WRITE in flight completes", tag);
+    if (cqe_ok(n, c, SCQ, 0xc8, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, -1)) {
+        snprintf(n, sizeof n, "migrate: %s: its %u bytes in A's memory", tag, FL_WRITE);
+        bytes_equal(n, a->mr + 0x8000, c->mr + 0x1000, FL_WRITE);
+    }
+}
+
 static void test_migrate(const char *dir) {
-    char wa[256], err[256];
+    char wa[256];
     hlsnic_dev_t *da, *dc;
     if (!open_pair(dir, "migrate", wa, sizeof wa, &da, &dc)) return;
     side_t a, c;
@@ -461,16 +541,21 @@ static void test_migrate(const char *dir) {
      * at this model's speed (the clock jump of issue 12 item 5 is not built yet): these QPs use
      * 6 (65 k cycles). */
     a.timeout = c.timeout = 6;
-    if (!setup(&a, &c) || !setup(&c, &a)) goto out;
+    if (!setup(&a, &c) || !setup(&c, &a)) {
+        hlsnic_dev_close(da);
+        hlsnic_dev_close(dc);
+        return;
+    }
+    /* what only A's NIC writes: its CQ rings and MR pages 1..14 (the test fills page 0) */
     hlsnic_dma_range_t r[3];
     region_t g[3];
-    unsigned ng = side_regions(&a, 0x7000, 0x1000, r, g);
+    unsigned ng = side_regions(&a, 0x1000, MR_LEN - 0x2000, r, g);
     uint64_t ps = 4096;
     check(hlsnic_dma_logging_start(da, r, ng, &ps) == 0, "migrate: A's DMA logging started", "start failed");
     send_recv(&a, &c, "migrate: before: A->C ");
     send_recv(&c, &a, "migrate: before: C->A ");
 
-    /* pre-copy: the first pass, then what changes while traffic runs */
+    /* 1. with pre-copy: the first pass, then what changes while traffic runs */
     int fd = -1;
     buf_t img = {0};
     int rc = hlsnic_vfio_set_state(da, 0, PC, &fd);
@@ -486,12 +571,7 @@ static void test_migrate(const char *dir) {
     check(rci == 0 && ib == 0 && db > 0, "migrate: PRECOPY_INFO: dirty bytes after traffic (the rows it changed)", "rc %d initial %" PRIu64 " dirty %" PRIu64, rci, ib, db);
     drain(fd, &img);
     size_t precopy_bytes = img.n;
-    /* a SEND from C in flight across the stop: its receive was posted on A */
-    uint8_t *dst = a.mr + 0x7000, *src = c.mr + 0x7000;
-    fill(src, 3000, 5);
-    post_recv(&a, (nic_rq_wqe_t){.wr_id = 0xa7, .addr = (uintptr_t)dst, .length = 4096, .lkey = a.key});
-    post_send(&c, (nic_sq_wqe_t){.wr_id = 0xc7, .opcode = NIC_WR_SEND, .flags = NIC_WQE_SIGNALED, .local_addr = (uintptr_t)src,
-                                 .length = 3000, .lkey = c.key});
+    post_in_flight(&a, &c, 5);
     /* stop-copy: every device to P2P first (QEMU's order), then STOP_COPY */
     rc = hlsnic_vfio_set_state(da, 0, PP, NULL);
     int rc2 = hlsnic_vfio_set_state(da, 0, SC, NULL);
@@ -508,39 +588,34 @@ static void test_migrate(const char *dir) {
           "stop rc %d, %u unlogged of %u changed: %s", rc, miss, changed, first);
     hlsnic_dma_logging_stop(da);
     for (unsigned k = 0; k < ng; k++) free(g[k].snap);
-    printf("INFO migrate: image %zu bytes (pre-copy %zu, stop-copy %zu)\n", img.n, precopy_bytes, img.n - precopy_bytes);
-
-    /* the destination: a new device on A's wire, the same memory mapped */
-    hlsnic_dev_close(da);
-    hlsnic_dev_t *db_ = hlsnic_dev_open(&(hlsnic_dev_config_t){.wire = wa}, err, sizeof err);
-    if (!db_) {
-        check(false, "migrate: open B on A's wire", "%s", err);
-        goto out_c;
+    in_flight_at_stop(&a, &c, "A -> B");
+    printf("INFO migrate: A -> B image %zu bytes (pre-copy %zu, stop-copy %zu)\n", img.n, precopy_bytes, img.n - precopy_bytes);
+    if (move_to_new_device(&a, wa, &img, "B")) {
+        check_in_flight(&a, &c, "A -> B");
+        send_recv(&a, &c, "migrate: after: B->C ");
+        send_recv(&c, &a, "migrate: after: C->B ");
     }
-    a.d = db_;
-    a.name = "B";
-    int wfd = -1;
-    bool mapped = map_side(db_, &a);
-    rc = hlsnic_vfio_set_state(db_, 0, RS, &wfd);
-    bool wrote = wfd >= 0 && write_all(wfd, img.b, img.n);
-    if (wfd >= 0) close(wfd);
-    rc2 = hlsnic_vfio_set_state(db_, 0, RP, NULL);
-    int rc3 = hlsnic_vfio_set_state(db_, 0, R, NULL);
-    check(mapped && !rc && wrote && !rc2 && !rc3 && state_of(db_, 0) == R,
-          "migrate: B: RUNNING -> RESUMING, the image written to its data_fd, -> RUNNING_P2P -> RUNNING",
-          "mapped %d ->RESUMING %d wrote %d ->P2P %d ->RUNNING %d", mapped, rc, wrote, rc2, rc3);
-    if (cqe_ok("migrate: the SEND in flight across the stop lands on B", &a, RCQ, 0xa7, NIC_WC_RECV, NIC_WC_SUCCESS, 3000))
-        bytes_equal("migrate: its 3000 bytes", dst, src, 3000);
-    cqe_ok("migrate: C's SEND completes", &c, SCQ, 0xc7, NIC_WC_SEND, NIC_WC_SUCCESS, -1);
-    send_recv(&a, &c, "migrate: after: B->C ");
-    send_recv(&c, &a, "migrate: after: C->B ");
-    hlsnic_dev_close(db_);
-out_c:
+
+    /* 2. without pre-copy: RUNNING -> STOP_COPY in one request, work in flight again */
+    if (a.d) {
+        post_in_flight(&a, &c, 11);
+        img.n = 0;
+        rc = hlsnic_vfio_set_state(a.d, 0, SC, &fd);
+        end = fd >= 0 && drain(fd, &img);
+        if (fd >= 0) close(fd);
+        rc2 = hlsnic_vfio_set_state(a.d, 0, S, NULL);
+        check(!rc && end && img.n && !rc2, "migrate: B: RUNNING -> STOP_COPY (through RUNNING_P2P, STOP), the image to its end, STOP",
+              "rc %d end %d bytes %zu stop %d", rc, end, img.n, rc2);
+        in_flight_at_stop(&a, &c, "B -> B2");
+        printf("INFO migrate: B -> B2 image %zu bytes\n", img.n);
+        if (move_to_new_device(&a, wa, &img, "B2")) {
+            check_in_flight(&a, &c, "B -> B2");
+            send_recv(&a, &c, "migrate: after: B2->C ");
+            send_recv(&c, &a, "migrate: after: C->B2 ");
+        }
+        hlsnic_dev_close(a.d);
+    }
     free(img.b);
-    hlsnic_dev_close(dc);
-    return;
-out:
-    hlsnic_dev_close(da);
     hlsnic_dev_close(dc);
 }
 
