@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -138,11 +139,77 @@ void hlsnic_mr_slot_free(hlsnic_fn_t *f, unsigned slot) {
 
 /* ---- the event thread: the interrupt handler ---- */
 
+/* Events go to the program on SOCK_SEQPACKET sockets (the async fd, completion channels): one
+ * message per event, sent under the context's chan_lock without blocking (a full socket drops
+ * the event, never blocks the interrupt handler). An event counts as delivered when the program
+ * reads it (hlsnic_async_event, hlsnic_cq_event), as in the kernel. */
+void hlsnic_event_send(struct hlsnic_context *ctx, int wfd, const void *ev, size_t len) {
+    pthread_mutex_lock(&ctx->chan_lock);
+    ssize_t w = send(wfd, ev, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)w;
+    pthread_mutex_unlock(&ctx->chan_lock);
+}
+
+/* At destroy: take the object's unread events off an event socket, keep the others in their
+ * order (the kernel's uverbs release does the same). Every event record starts with the
+ * object's handle (ib_uverbs_comp_event_desc.cq_handle, ib_uverbs_async_event_desc.element).
+ * The object is out of the tables already, so the event thread sends nothing more for it. */
+enum { EVENTS_DRAIN_MAX = 1 << 16, EVENT_MAX_BYTES = 16 }; /* more than a socket's buffer holds */
+void hlsnic_events_discard(struct hlsnic_context *ctx, int rfd, int wfd, size_t len, uint64_t handle) {
+    uint8_t (*keep)[EVENT_MAX_BYTES] = NULL, ev[EVENT_MAX_BYTES];
+    size_t nkeep = 0, cap = 0;
+    if (len > EVENT_MAX_BYTES || rfd < 0) return;
+    pthread_mutex_lock(&ctx->chan_lock);
+    for (unsigned n = 0; n < EVENTS_DRAIN_MAX; n++) {
+        if (recv(rfd, ev, len, MSG_DONTWAIT) != (ssize_t)len) break;
+        uint64_t h;
+        memcpy(&h, ev, sizeof h);
+        if (h == handle) continue;
+        if (nkeep == cap) {
+            size_t c = cap ? 2 * cap : 16;
+            uint8_t (*k)[EVENT_MAX_BYTES] = realloc(keep, c * sizeof *k);
+            if (!k) continue; /* out of memory: that event is lost, the program's objects stay usable */
+            keep = k;
+            cap = c;
+        }
+        memcpy(keep[nkeep++], ev, len);
+    }
+    for (size_t i = 0; i < nkeep; i++) {
+        ssize_t w = send(wfd, keep[i], len, MSG_DONTWAIT | MSG_NOSIGNAL);
+        (void)w;
+    }
+    pthread_mutex_unlock(&ctx->chan_lock);
+    free(keep);
+}
+
+/* ibv_get_async_event read one: now it is delivered, and destroy waits for its ack. */
+void hlsnic_async_event(struct ibv_context *c, struct ibv_async_event *ev) {
+    (void)c;
+    switch (ev->event_type) {
+    case IBV_EVENT_CQ_ERR: {
+        struct ibv_cq *cq = ev->element.cq;
+        pthread_mutex_lock(&cq->mutex);
+        to_cq(cq)->async_reported++;
+        pthread_mutex_unlock(&cq->mutex);
+        break;
+    }
+    case IBV_EVENT_QP_FATAL:
+    case IBV_EVENT_QP_REQ_ERR:
+    case IBV_EVENT_QP_ACCESS_ERR:
+    case IBV_EVENT_SQ_DRAINED: {
+        struct ibv_qp *qp = ev->element.qp;
+        pthread_mutex_lock(&qp->mutex);
+        to_qp(qp)->async_reported++;
+        pthread_mutex_unlock(&qp->mutex);
+        break;
+    }
+    default: break; /* the provider sends no other kind */
+    }
+}
+
 static void qp_async(struct hlsnic_qp *qp, enum ibv_event_type type) {
     struct ib_uverbs_async_event_desc d = {.element = (uintptr_t)&qp->vqp.qp, .event_type = type};
-    pthread_mutex_lock(&qp->vqp.qp.mutex);
-    if (write(qp->ctx->async_wfd, &d, sizeof d) == (ssize_t)sizeof d) qp->async_reported++;
-    pthread_mutex_unlock(&qp->vqp.qp.mutex);
+    hlsnic_event_send(qp->ctx, qp->ctx->async_wfd, &d, sizeof d);
 }
 
 static void dispatch(hlsnic_fn_t *f, uint64_t ev) {
@@ -175,14 +242,15 @@ static void dispatch(hlsnic_fn_t *f, uint64_t ev) {
     case NIC_EV_CQ_ERR:
         if (cq) {
             struct ib_uverbs_async_event_desc d = {.element = (uintptr_t)&cq->vcq.cq, .event_type = IBV_EVENT_CQ_ERR};
-            pthread_mutex_lock(&cq->vcq.cq.mutex);
-            if (write(cq->ctx->async_wfd, &d, sizeof d) == (ssize_t)sizeof d) cq->async_reported++;
-            pthread_mutex_unlock(&cq->vcq.cq.mutex);
+            hlsnic_event_send(cq->ctx, cq->ctx->async_wfd, &d, sizeof d);
         }
         break;
     case NIC_EV_CQ_COMP:
         /* delivered (and counted) only when the program reads it: hlsnic_cq_event */
-        if (cq && cq->chan_wfd >= 0) hlsnic_chan_send(cq);
+        if (cq && cq->chan_wfd >= 0) {
+            struct ib_uverbs_comp_event_desc d = {.cq_handle = (uintptr_t)&cq->vcq.cq};
+            hlsnic_event_send(cq->ctx, cq->chan_wfd, &d, sizeof d);
+        }
         break;
     default:
         hlsnic_log(f, "unknown device event kind %u (raw 0x%llx) ignored", kind, (unsigned long long)ev);

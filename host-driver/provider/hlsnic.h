@@ -57,8 +57,8 @@ typedef struct {
 struct hlsnic_context {
     struct verbs_context vctx;
     hlsnic_fn_t *f;
-    int async_wfd;             /* write end of the async_fd pipe (nonblocking) */
-    pthread_mutex_t chan_lock;
+    int async_wfd;             /* sending end of the async_fd socket pair */
+    pthread_mutex_t chan_lock; /* the channels below, and sends on every event socket */
     hlsnic_chan_t *chans;
     int nchans, chans_cap;
 };
@@ -88,8 +88,7 @@ struct hlsnic_cq {
     pthread_mutex_t lock;      /* the consumer index and the CQ doorbell */
     uint32_t ci;               /* CQEs consumed (not reduced modulo the ring) */
     int chan_wfd;              /* completion channel write end, or -1 */
-    uint32_t comp_reported;    /* completion events the program read (destroy waits for acks) */
-    uint32_t async_reported;   /* async events written to the context's async fd */
+    uint32_t comp_reported, async_reported; /* events the program read (destroy waits for acks) */
 };
 
 struct hlsnic_qp {
@@ -109,7 +108,7 @@ struct hlsnic_qp {
     unsigned inl_mr_slot;
     pthread_mutex_t sq_lock, rq_lock; /* the rings and their doorbells */
     uint32_t sq_pi, sq_ci, rq_pi, rq_ci; /* producer / retired counters (not reduced) */
-    uint32_t async_reported;
+    uint32_t async_reported;   /* async events the program read (destroy waits for acks) */
 };
 
 static inline struct hlsnic_context *to_ctx(struct ibv_context *c) {
@@ -144,7 +143,10 @@ int hlsnic_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int hlsnic_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void hlsnic_cq_event(struct ibv_cq *cq);
 void hlsnic_close_channels(struct hlsnic_context *ctx);
-void hlsnic_chan_send(struct hlsnic_cq *cq);
+/* fn.c: event delivery (SOCK_SEQPACKET sockets, one message per event) */
+void hlsnic_event_send(struct hlsnic_context *ctx, int wfd, const void *ev, size_t len);
+void hlsnic_events_discard(struct hlsnic_context *ctx, int rfd, int wfd, size_t len, uint64_t handle);
+void hlsnic_async_event(struct ibv_context *c, struct ibv_async_event *ev);
 struct ibv_qp *hlsnic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 int hlsnic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 int hlsnic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_qp_init_attr *init);

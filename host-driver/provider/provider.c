@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "hlsnic.h"
@@ -89,6 +90,7 @@ static void hlsnic_free_context(struct ibv_context *c);
 
 static const struct verbs_context_ops hlsnic_ctx_ops = {
     .alloc_pd = hlsnic_alloc_pd,
+    .async_event = hlsnic_async_event,
     .cq_event = hlsnic_cq_event,
     .create_cq = hlsnic_create_cq,
     .create_qp = hlsnic_create_qp,
@@ -121,16 +123,18 @@ static struct verbs_context *hlsnic_alloc_context(struct ibv_device *ibdev, int 
     ctx->f = hlsnic_fn_get(vdev->sysfs, &err);
     if (!ctx->f) goto fail;
     /* The async event fd: what the kernel's uverbs file would be. The driver's event thread
-     * writes ib_uverbs_async_event_desc records; a full pipe drops (never blocks). */
+     * sends ib_uverbs_async_event_desc records, one message each, on a SOCK_SEQPACKET pair
+     * (a full socket drops, never blocks); destroy takes an object's unread ones off. */
     int p[2];
-    if (pipe2(p, O_CLOEXEC)) {
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p)) {
         err = errno;
         hlsnic_fn_put(ctx->f);
         goto fail;
     }
     ctx->vctx.context.async_fd = p[0];
     ctx->async_wfd = p[1];
-    (void)fcntl(p[1], F_SETFL, O_NONBLOCK);
+    shutdown(p[0], SHUT_WR); /* the program's end only reads */
+    shutdown(p[1], SHUT_RD);
     verbs_set_ops(&ctx->vctx, &hlsnic_ctx_ops);
     return &ctx->vctx;
 fail:

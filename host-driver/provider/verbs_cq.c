@@ -2,7 +2,6 @@
  * owner bit; completion channels; ibv_req_notify_cq through the CQ doorbell's arm bits. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -45,47 +44,12 @@ out:
     return wfd;
 }
 
-/* The event thread hands a completion event to the CQ's channel (tab_lock held, the CQ in
- * the table). Under chan_lock, so that discard_events sees the channel's events whole. A full
- * socket drops the event (never blocks the interrupt handler). */
-void hlsnic_chan_send(struct hlsnic_cq *cq) {
-    struct ib_uverbs_comp_event_desc d = {.cq_handle = (uintptr_t)&cq->vcq.cq};
-    pthread_mutex_lock(&cq->ctx->chan_lock);
-    ssize_t w = send(cq->chan_wfd, &d, sizeof d, MSG_DONTWAIT | MSG_NOSIGNAL);
-    (void)w;
-    pthread_mutex_unlock(&cq->ctx->chan_lock);
-}
-
-/* destroy_cq: take the CQ's events the program has not read off its channel, keep the other
- * CQs' events in their order (the kernel's ib_uverbs_release_ucq does the same). The CQ is out
- * of the table already, so the event thread sends nothing more for it. */
-enum { CHAN_DRAIN_MAX = 1 << 16 }; /* more than a channel socket's buffer can hold */
-static void discard_events(struct hlsnic_cq *cq) {
+/* the read end of the CQ's channel (chan_lock held) */
+static int channel_rfd(struct hlsnic_cq *cq) {
     struct hlsnic_context *ctx = cq->ctx;
-    pthread_mutex_lock(&ctx->chan_lock);
-    int rfd = -1;
     for (int i = 0; i < ctx->nchans; i++)
-        if (ctx->chans[i].wfd == cq->chan_wfd) rfd = ctx->chans[i].rfd;
-    struct ib_uverbs_comp_event_desc *keep = NULL, d;
-    size_t nkeep = 0, cap = 0;
-    for (unsigned n = 0; rfd >= 0 && n < CHAN_DRAIN_MAX; n++) {
-        if (recv(rfd, &d, sizeof d, MSG_DONTWAIT) != (ssize_t)sizeof d) break;
-        if (d.cq_handle == (uintptr_t)&cq->vcq.cq) continue;
-        if (nkeep == cap) {
-            size_t c = cap ? 2 * cap : 16;
-            struct ib_uverbs_comp_event_desc *k = realloc(keep, c * sizeof *k);
-            if (!k) continue; /* out of memory: that event is lost, the program's CQ stays usable */
-            keep = k;
-            cap = c;
-        }
-        keep[nkeep++] = d;
-    }
-    for (size_t i = 0; i < nkeep; i++) {
-        ssize_t w = send(cq->chan_wfd, &keep[i], sizeof keep[i], MSG_DONTWAIT | MSG_NOSIGNAL);
-        (void)w;
-    }
-    pthread_mutex_unlock(&ctx->chan_lock);
-    free(keep);
+        if (ctx->chans[i].wfd == cq->chan_wfd) return ctx->chans[i].rfd;
+    return -1;
 }
 
 /* At context close: the write ends (the read ends belong to the channels, which
@@ -170,8 +134,17 @@ int hlsnic_destroy_cq(struct ibv_cq *ibcq) {
     f->cq[cq->slot] = NULL;
     pthread_mutex_unlock(&f->tab_lock);
     /* ibv_destroy_cq(3): wait until every event the program read was acknowledged; events
-     * it never read are discarded, not waited for (comp_reported counts reads: cq_event). */
-    if (cq->chan_wfd >= 0) discard_events(cq);
+     * it never read are discarded, not waited for (comp_reported and async_reported count
+     * reads: hlsnic_cq_event, hlsnic_async_event). */
+    struct hlsnic_context *ctx = cq->ctx;
+    if (cq->chan_wfd >= 0) {
+        pthread_mutex_lock(&ctx->chan_lock);
+        int rfd = channel_rfd(cq);
+        pthread_mutex_unlock(&ctx->chan_lock);
+        hlsnic_events_discard(ctx, rfd, cq->chan_wfd, sizeof(struct ib_uverbs_comp_event_desc), (uintptr_t)ibcq);
+    }
+    hlsnic_events_discard(ctx, ctx->vctx.context.async_fd, ctx->async_wfd, sizeof(struct ib_uverbs_async_event_desc),
+                          (uintptr_t)ibcq);
     pthread_mutex_lock(&ibcq->mutex);
     while (ibcq->comp_events_completed != cq->comp_reported || ibcq->async_events_completed != cq->async_reported)
         pthread_cond_wait(&ibcq->cond, &ibcq->mutex);

@@ -161,7 +161,18 @@ int hlsnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask) {
         if (f->debug || e == EHOSTUNREACH) hlsnic_log(f, "modify_qp 0x%x: %s", qp->sh.qpn, why);
         return e == EHOSTUNREACH ? EINVAL : e;
     }
-    if ((e = hlsnic_cmd(f, &c, NULL, "modify_qp"))) return e;
+    /* A QP with nothing outstanding is drained at once: the NIC's SQ_DRAINED can reach the
+     * event thread before this command's answer, so the request for it is in place first. */
+    pthread_mutex_lock(&f->tab_lock);
+    uint8_t notify_was = qp->sh.en_sqd_async_notify;
+    qp->sh.en_sqd_async_notify = sh.en_sqd_async_notify;
+    pthread_mutex_unlock(&f->tab_lock);
+    if ((e = hlsnic_cmd(f, &c, NULL, "modify_qp"))) {
+        pthread_mutex_lock(&f->tab_lock);
+        qp->sh.en_sqd_async_notify = notify_was;
+        pthread_mutex_unlock(&f->tab_lock);
+        return e;
+    }
     int next = (mask & IBV_QP_STATE) ? (int)attr->qp_state : qp->sh.state;
     sh.state = (uint8_t)next;
     pthread_mutex_lock(&f->tab_lock);
@@ -236,7 +247,10 @@ int hlsnic_destroy_qp(struct ibv_qp *ibqp) {
     pthread_mutex_unlock(&f->tab_lock);
     nic_cmd_t d = {.op = NIC_CMD_DEREG_MR, .num = qp->inl_key};
     if (hlsnic_cmd(f, &d, NULL, "destroy_qp (inline MR)") == 0) hlsnic_mr_slot_free(f, qp->inl_mr_slot);
-    /* ibv_destroy_qp(3): wait until every async event handed out was acknowledged. */
+    /* ibv_destroy_qp(3): wait until every async event the program read was acknowledged;
+     * the ones it never read are discarded (async_reported counts reads: hlsnic_async_event). */
+    hlsnic_events_discard(qp->ctx, qp->ctx->vctx.context.async_fd, qp->ctx->async_wfd,
+                          sizeof(struct ib_uverbs_async_event_desc), (uintptr_t)ibqp);
     pthread_mutex_lock(&ibqp->mutex);
     while (ibqp->events_completed != qp->async_reported) pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
     pthread_mutex_unlock(&ibqp->mutex);

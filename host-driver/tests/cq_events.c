@@ -2,7 +2,8 @@
  * not make destroy wait (issue 12 item 6), an event it read but did not acknowledge must.
  *
  * ibv_destroy_cq(3): destroy waits until every event the program *got* with ibv_get_cq_event
- * was acknowledged with ibv_ack_cq_events. The kernel counts an event as delivered only when
+ * was acknowledged with ibv_ack_cq_events; ibv_destroy_qp(3) the same for asynchronous events
+ * (checked here with SQ_DRAINED). The kernel counts an event as delivered only when
  * the program reads it, and discards a CQ's unread events when the CQ is destroyed, so rxe and
  * real NICs return. Every destroy here runs in a helper thread joined with a deadline: a hang
  * is a FAIL line and exit 1, never a stuck suite. Run under hlsnic-run, no peer needed: a send
@@ -37,12 +38,13 @@ static struct ibv_mr *mr;
 
 /* ---- a destroy in a thread, joined with a deadline ---- */
 typedef struct {
-    struct ibv_cq *cq;
+    struct ibv_cq *cq; /* this, or */
+    struct ibv_qp *qp; /* this */
     int ret;
 } destroy_job_t;
 static void *destroy_main(void *arg) {
     destroy_job_t *j = arg;
-    j->ret = ibv_destroy_cq(j->cq);
+    j->ret = j->cq ? ibv_destroy_cq(j->cq) : ibv_destroy_qp(j->qp);
     return NULL;
 }
 static bool joined_within(pthread_t t, double secs) {
@@ -166,6 +168,50 @@ int main(void) {
         }
         check(j.ret == 0, "destroy-after-ack-returns-0", "returned %d", j.ret);
     }
+
+    /* 3. The same for an asynchronous event (ibv_destroy_qp(3)): SQ_DRAINED, asked for on
+     * RTS -> SQD, raised by the NIC with nothing outstanding. Never read: destroy returns and
+     * the event is gone; read and not acknowledged: destroy waits for the ack. */
+    struct ibv_cq *cq3 = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+    for (int round = 0; round < 2 && cq3; round++) {
+        const char *tag = round ? "async-read" : "async-unread";
+        char n[96];
+        struct ibv_qp *q = qp_rts(cq3);
+        struct ibv_qp_attr a = {.qp_state = IBV_QPS_SQD, .en_sqd_async_notify = 1};
+        struct pollfd pa = {.fd = ctx->async_fd, .events = POLLIN};
+        bool ev_ok = q && !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY) && poll(&pa, 1, 10000) == 1;
+        snprintf(n, sizeof n, "%s-sq-drained-event", tag);
+        if (!check(ev_ok, n, "no SQ_DRAINED event on the async fd within 10 s after RTS -> SQD")) break;
+        struct ibv_async_event ae;
+        if (round) {
+            bool got_ae = ibv_get_async_event(ctx, &ae) == 0 && ae.event_type == IBV_EVENT_SQ_DRAINED && ae.element.qp == q;
+            snprintf(n, sizeof n, "%s-event-names-qp", tag);
+            check(got_ae, n, "the async event read is not this QP's SQ_DRAINED");
+        }
+        j = (destroy_job_t){.qp = q, .ret = -1};
+        pthread_create(&t, NULL, destroy_main, &j);
+        if (!round) {
+            if (!check(joined_within(t, DESTROY_SECS), "destroy-qp-with-unread-async-event",
+                       "ibv_destroy_qp still waiting after %d s for an event the program never read", DESTROY_SECS)) {
+                fflush(stdout);
+                _exit(1);
+            }
+            check(j.ret == 0 && poll(&pa, 1, 300) == 0, "unread-async-event-discarded", "destroy returned %d; %s", j.ret,
+                  j.ret ? "" : "an event is still on the async fd");
+        } else {
+            bool early = joined_within(t, 1.0);
+            check(!early, "destroy-qp-waits-for-async-ack", "ibv_destroy_qp returned %d with a read event not yet acknowledged", j.ret);
+            if (!early) {
+                ibv_ack_async_event(&ae);
+                if (!check(joined_within(t, DESTROY_SECS), "destroy-qp-after-async-ack", "still waiting %d s after the ack", DESTROY_SECS)) {
+                    fflush(stdout);
+                    _exit(1);
+                }
+                check(j.ret == 0, "destroy-qp-after-async-ack-returns-0", "returned %d", j.ret);
+            }
+        }
+    }
+    if (cq3) check(ibv_destroy_cq(cq3) == 0, "destroy-cq-3", "ibv_destroy_cq failed");
 
     check(ibv_destroy_comp_channel(ch) == 0, "destroy-channel", "%s", strerror(errno));
     ibv_dereg_mr(mr);
