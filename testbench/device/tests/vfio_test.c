@@ -600,12 +600,16 @@ static void test_migrate(const char *dir) {
     if (a.d) {
         post_in_flight(&a, &c, 11);
         img.n = 0;
+        uint64_t size = 0;
+        int rcs = hlsnic_vfio_data_size(a.d, 0, &size);
         rc = hlsnic_vfio_set_state(a.d, 0, SC, &fd);
         end = fd >= 0 && drain(fd, &img);
         if (fd >= 0) close(fd);
         rc2 = hlsnic_vfio_set_state(a.d, 0, S, NULL);
         check(!rc && end && img.n && !rc2, "migrate: B: RUNNING -> STOP_COPY (through RUNNING_P2P, STOP), the image to its end, STOP",
               "rc %d end %d bytes %zu stop %d", rc, end, img.n, rc2);
+        check(!rcs && size >= img.n, "migrate: B: MIG_DATA_SIZE before the stop-copy is not below the image it gave",
+              "rc %d: %" PRIu64 " bytes announced, %zu saved", rcs, size, img.n);
         in_flight_at_stop(&a, &c, "B -> B2");
         printf("INFO migrate: B -> B2 image %zu bytes\n", img.n);
         if (move_to_new_device(&a, wa, &img, "B2")) {
