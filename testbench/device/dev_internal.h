@@ -72,9 +72,7 @@ typedef struct {
     pthread_t loader;
     bool loader_started;
     int load_err;                    /* 0, or the negative errno the load ends with */
-    struct mig_resp load_resp;       /* the firmware's last answer to a block */
-    bool committed;
-    uint64_t loaded_blocks;
+    bool committed;                  /* the FINAL pass's end block was loaded */
 } dev_mig_fn_t;
 
 /* ---- DMA dirty-page logging (dev_dirty.c) ---- */

@@ -147,8 +147,6 @@ static void load_block(hlsnic_dev_t *d, unsigned fn, const uint8_t *b) {
     struct mig_resp r;
     fw(d, fn, MIG_CMD_IMAGE_LOAD, 0, &r);
     pthread_mutex_unlock(&d->mu);
-    m->load_resp = r;
-    m->loaded_blocks++;
     if (r.status != MIG_OK) m->load_err = fw_errno(&r);
     else if (r.answer == MIG_LOAD_COMMITTED) m->committed = true;
 }
@@ -196,8 +194,6 @@ static int open_load_stream(hlsnic_dev_t *d, unsigned fn, int *data_fd) {
     loader_arg_t *a = malloc(sizeof *a);
     m->load_err = 0;
     m->committed = false;
-    m->loaded_blocks = 0;
-    memset(&m->load_resp, 0, sizeof m->load_resp);
     m->load_rfd = p[0];
     if (m->load_stop < 0 || !a) goto fail;
     *a = (loader_arg_t){d, fn};
