@@ -330,6 +330,25 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
         c.rd_mask = rd_retire(c.rd_mask, c.una, k->wqe_index);
         c.una = k->wqe_index;
         c.una_psn = k->psn;                     /* the completer names WQE una's first PSN */
+        /* An ACK for packets the original round delivered can retire WQEs that a go-back-N
+         * round is still resending: the position (or the REISSUE return) is then behind una,
+         * on a WQE the host may already reuse. Nothing before una needs sending again: go on
+         * from where the peer's ACK says, WQE una's first packet. */
+        bool head_gone = (uint16_t)(c.sq_head - c.una) > (uint16_t)(c.sq_hi - c.una);
+        bool ret_gone = (uint16_t)(c.ret_head - c.una) > (uint16_t)(c.sq_hi - c.una);
+        if (head_gone && c.ret && !ret_gone) {  /* the re-issued READ/atomic is answered */
+            c.sq_head = c.ret_head;
+            c.offset = c.ret_offset;
+            c.next_psn = c.ret_psn;
+        } else if (head_gone) {
+            c.sq_head = c.una;
+            c.offset = 0;
+            c.next_psn = c.una_psn;
+        }
+        if (head_gone) {
+            c.ret = false;
+            c.wqe_valid = false;
+        }
     }
     c.rd_wait = false;                          /* a waiting READ/atomic looks again */
     /* REWIND resumes psn_off packets into the message (IB 9.7.5.2; nic_if.h): the payload

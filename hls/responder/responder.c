@@ -191,8 +191,11 @@ HLS_INLINE void advance_rd(responder_state *st) {
     }
 }
 
-/* Put a READ into slot s of rq: answered from va/len with PSNs from psn on, AETH MSN msn. */
-HLS_INLINE void put_read(responder_state *st, unsigned s, hls_u24 psn, uint32_t msn) {
+/* Put a READ into slot s of rq: answered from va/len with PSNs from psn on, AETH MSN msn;
+ * fresh: a new READ (it moved EPSN), not a duplicate. */
+HLS_INLINE void put_read(responder_state *st, unsigned s, hls_u24 psn, uint32_t msn, bool fresh) {
+    uint8_t bit = (uint8_t)(1u << s);
+    st->rq.fresh = fresh ? (uint8_t)(st->rq.fresh | bit) : (uint8_t)(st->rq.fresh & ~bit);
     st->rq.va[s] = st->pkt.hdr.reth_va;
     st->rq.len[s] = st->pkt.hdr.reth_len;
     st->rq.psn[s] = (uint32_t)psn;
@@ -402,12 +405,12 @@ HLS_INLINE void check_packet(responder_state *st) {
         if (!key_ok || !reth_ok || (behind && r.count >= RSP_RD_SLOTS)) {
             st->dropped = st->dropped + 1; /* no room: the requester's next round asks again */
         } else if (behind) {
-            put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, c.msn);
+            put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, c.msn, false);
             st->rq.count = (uint8_t)(r.count + 1);
         } else {
             st->rq.count = 1;
             st->rq.started = 0;
-            put_read(st, r.head & (RSP_RD_SLOTS - 1), h->psn, c.msn);
+            put_read(st, r.head & (RSP_RD_SLOTS - 1), h->psn, c.msn, false);
         }
     } else if (rd_busy && !(is_read && dpsn == 0)) {
         park = true;
@@ -497,7 +500,7 @@ HLS_INLINE void check_packet(responder_state *st) {
             st->ctx.epsn = (c.epsn + npkt) & PSN_MASK;
             st->ctx.msn = (c.msn + 1) & PSN_MASK;
             /* queued behind the READs not yet answered; IDLE schedules its packets */
-            put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, st->ctx.msn);
+            put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, st->ctx.msn, true);
             st->rq.count = (uint8_t)(r.count + 1);
         } else {
             st->phase = RSP_AT_REQ;
@@ -583,13 +586,17 @@ HLS_INLINE unsigned replay_fill(const rsp_qpc_t *c, const rsp_atom_t *a) {
 }
 
 /* Word w of the QP's NIC_CTX_RESP_QP image (nic_ctx.h): READs queued behind the one being
- * answered are left out, EPSN and MSN read as before them (they were never acknowledged:
- * the requester resends them). The READ being answered is kept when its next PSN follows
- * from EPSN and its bytes left, as the image stores it. */
+ * answered are left out (they were never acknowledged: the requester asks again). When they
+ * are new READs, EPSN and MSN read as before them, so the destination takes them as new;
+ * nothing else was accepted after them (a SEND/WRITE waits while READs are queued). When
+ * they are duplicates of a go-back-N round, EPSN and MSN stay: the QP may have accepted
+ * more messages since (a WRITE open behind them), and those must not run twice. The READ
+ * being answered is kept when its next PSN follows from EPSN and its bytes left, as the
+ * image stores it. */
 HLS_INLINE hls_u128 resp_qp_word(const rsp_qpc_t *c, const rsp_rdq_t *r, const rsp_atom_t *a,
                                  unsigned w) {
     unsigned h = r->head & (RSP_RD_SLOTS - 1);
-    bool behind = r->count > 1;
+    bool behind = r->count > 1 && ((r->fresh >> ((h + 1) & (RSP_RD_SLOTS - 1))) & 1);
     uint32_t epsn = behind ? r->psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c->epsn;
     uint32_t msn = (c->msn - (behind ? (uint32_t)r->count - 1 : 0)) & PSN_MASK;
     unsigned sh = mtu_shift(c->pmtu);

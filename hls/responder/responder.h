@@ -78,7 +78,9 @@ typedef struct {
     uint8_t started;               /* head's FIRST is out: the next packet is MIDDLE or LAST */
     uint8_t limit;                 /* cfg: max_dest_rd_atomic (responder resources) */
     uint8_t flush;                 /* ctrl moved the QP to ERR: posted RQ WQEs get flushed */
-    uint8_t rsvd[3];
+    uint8_t fresh;                 /* bit s: slot s is a READ accepted new (it moved EPSN),
+                                    * not a duplicate asked for again */
+    uint8_t rsvd[2];
 } rsp_rdq_t;               /* 88 bytes */
 
 typedef struct {

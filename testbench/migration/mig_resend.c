@@ -51,11 +51,12 @@ static bool is_response(uint8_t op) { return op >= 0x0d && op <= 0x12; }
 /* a response with PSN q covers request PSN p when p is at or before q (24-bit serial numbers) */
 static bool covers(uint32_t q, uint32_t p) { return ((q - p) & 0xffffff) < 0x800000; }
 
-static unsigned delivered_copies(const frames_t *d, const frame_t *x) {
+/* copies of x's frame the wire delivered before cycle `by` */
+static unsigned delivered_copies(const frames_t *d, const frame_t *x, uint64_t by) {
     unsigned k = 0;
     for (size_t i = 0; i < d->n; i++)
-        k += d->f[i].src == x->src && d->f[i].dst == x->dst && d->f[i].dqpn == x->dqpn && d->f[i].psn == x->psn &&
-             d->f[i].op == x->op;
+        k += d->f[i].cycle < by && d->f[i].src == x->src && d->f[i].dst == x->dst && d->f[i].dqpn == x->dqpn &&
+             d->f[i].psn == x->psn && d->f[i].op == x->op;
     return k;
 }
 
@@ -65,35 +66,51 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
     memset(r, 0, sizeof *r);
     if (!ns_per_cycle) ns_per_cycle = 4;
     if (load(sent, ns_per_cycle, &s) || load(delivered, ns_per_cycle, &d)) { free(s.f); free(d.f); return -1; }
+    /* Go-back-N rounds: a request whose PSN is at or before the previous request's starts a
+     * round (the resume probe, the last packet again, does not); a round whose first packet
+     * the wire explains explains every packet of it, since a go-back-N round resends what
+     * followed the lost packet too. Rounds are followed across the move, so a round A
+     * started because of a loss goes on being the wire's on A'. */
+    bool have_prev = false, round_explained = false;
+    uint32_t prev_psn = 0;
     for (size_t i = 0; i < s.n; i++) {
         const frame_t *x = &s.f[i];
         if (x->src != mac || x->dqpn != dqpn || !is_request(x->op)) continue;
+        bool earlier = false, before = false, copy_arrived = false, response_sent = false, response_arrived = false;
+        for (size_t j = 0; j < i; j++) {
+            const frame_t *y = &s.f[j];
+            if (y->src == mac && y->dqpn == dqpn && y->psn == x->psn && is_request(y->op)) {
+                earlier = true;
+                before |= y->cycle < moved;
+                copy_arrived |= delivered_copies(&d, y, x->cycle) > 0;
+            }
+            /* a response covering it that the wire lost, before or after the move */
+            if (y->dst == mac && y->dqpn == qpn && is_response(y->op) && covers(y->psn, x->psn)) {
+                response_sent = true;
+                response_arrived |= delivered_copies(&d, y, x->cycle) > 0;
+            }
+        }
+        /* the wire explains it: every earlier copy lost, or every response to it lost (before
+         * this copy was sent: what arrived later could not have stopped it) */
+        bool here = earlier && (!copy_arrived || (response_sent && !response_arrived));
+        bool new_round = have_prev && covers(prev_psn, x->psn) && x->psn != prev_psn;
+        if (new_round) round_explained = here || x->cycle < moved;
+        if (!earlier) round_explained = false;  /* a first copy: no round goes on */
+        bool explained = here || (!new_round && round_explained);
+        have_prev = true;
+        prev_psn = x->psn;
         if (x->cycle < moved) {
             r->sent_before++;
             continue;
         }
         r->sent_after++;
-        bool before = false, copy_arrived = false, response_sent = false, response_arrived = false;
-        for (size_t j = 0; j < s.n && s.f[j].cycle < x->cycle; j++) {
-            const frame_t *y = &s.f[j];
-            if (y->cycle < moved && y->src == mac && y->dqpn == dqpn && y->psn == x->psn && is_request(y->op)) {
-                before = true;
-                copy_arrived |= delivered_copies(&d, y) > 0;
-            }
-            /* a response covering it that the wire lost, before or after the move */
-            if (y->dst == mac && y->dqpn == qpn && is_response(y->op) && covers(y->psn, x->psn)) {
-                response_sent = true;
-                response_arrived |= delivered_copies(&d, y) > 0;
-            }
-        }
         if (!before) continue;
         if (is_read_atomic(x->op)) {
             r->reissued++;
             continue;
         }
         r->resent++;
-        /* the wire explains it: every earlier copy lost, or every response to it lost */
-        if (!copy_arrived || (response_sent && !response_arrived)) r->explained++;
+        if (explained) r->explained++;
     }
     free(s.f);
     free(d.f);

@@ -488,12 +488,13 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     scen_free(m->s);
     if (migrated && o->pcap_dir && !m->failures) {
         unsigned worst = 0, total = 0, explained = 0, before = 0, after = 0, reissued = 0, worst_re = 0;
+        uint32_t worst_qpn = 0;
         bool read_ok = true;
         for (unsigned q = 0; q < nq; q++) {
             mig_resends_t rs;
             read_ok &= mig_count_resends(sent, deliv, mac, qpn[q], dqpn[q], moved, 0, &rs) == 0;
             unsigned own = rs.resent - rs.explained;
-            worst = own > worst ? own : worst;
+            if (own > worst) worst = own, worst_qpn = qpn[q];
             total += rs.resent;
             explained += rs.explained;
             before += rs.sent_before;
@@ -503,8 +504,8 @@ int mig_scen_run(const mig_scen_opts_t *o) {
         }
         /* the pcaps must show the QPs' requests from A, or a count of 0 proves nothing */
         bool ok = read_ok && worst <= 1 && before > 0;
-        printf("%s migration %s: each QP resent at most one packet because of the migration (worst %u; %u resent, %u explained by the wire; requests %u from A, %u from A')\n",
-               ok ? "PASS" : "FAIL", name, worst, total, explained, before, after);
+        printf("%s migration %s: each QP resent at most one packet because of the migration (worst %u, QP 0x%x; %u resent, %u explained by the wire; requests %u from A, %u from A' from cycle %" PRIu64 ")\n",
+               ok ? "PASS" : "FAIL", name, worst, worst_qpn, total, explained, before, after, moved);
         printf("info migration %s: READ/atomic requests re-issued for responses the source dropped: %u (worst QP %u)\n", name,
                reissued, worst_re);
         m->failures += !ok;

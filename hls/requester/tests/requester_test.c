@@ -1054,6 +1054,55 @@ static void t_rewind_read_returns(void) {
     tb_free(t);
 }
 
+/* RETIRED past the position of a go-back-N round (the original packets' ACK arrives after the
+ * rewind): nothing before una goes again; a REISSUE whose READ retires returns to its place. */
+static void t_retired_past_rewind(void) {
+    tb_t *t = tb_new(67, 0.25);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 2, 9, 1, 0xFFFFF9, true);            /* MTU 256, PSNs across the wrap */
+    for (int i = 0; i < 3; i++) post(t, q, NIC_WR_SEND, 256 * 4, 0);   /* 0..2: 4 packets each */
+    post(t, q, NIC_WR_WRITE, 256 * 4, 0);                      /* 3 */
+    ring(t, q);
+    int nref = ref_packets(q, 0, q->nw, refbuf, MAXP);
+    EXPECT(run(t, 400000), "did not go idle");
+    EXPECT(t->npkts == nref, "%d packets in the first pass, want %d", t->npkts, nref);
+    push_ctl(t, NIC_REQ_REWIND, q->row, q->wqe[0].index, q->wqe[0].psn);
+    push_ctl(t, NIC_REQ_RETIRED, q->row, q->wqe[2].index, q->wqe[2].psn);
+    EXPECT(run(t, 400000), "did not go idle");
+    pair_payloads(t);
+    int tail = ref_packets(q, 2, q->nw, refbuf, MAXP);          /* WQEs 2 and 3: 8 packets */
+    int x = t->npkts - nref - tail;                             /* WQE 0 packets before RETIRED */
+    EXPECT(x >= 0 && x <= 1, "%d packets resent, want WQEs 2..3 (%d) and at most one of WQE 0",
+           t->npkts - nref, tail);
+    for (int i = 0; i < tail && x >= 0 && nref + x + i < t->npkts && !failed; i++)
+        check_pkt(t, &t->pkts[nref + x + i], &refbuf[i], "go-back-N after RETIRED past it", i);
+    tb_free(t);
+
+    t = tb_new(71, 0.25);
+    t->auto_retire = false;
+    setup_fns(t);
+    q = new_qp(t, 1, 7, 1, 0x100, true);
+    post(t, q, NIC_WR_SEND, 100, 0);                            /* 0 */
+    post(t, q, NIC_WR_READ, 256 * 4, 0);                        /* 1 */
+    post(t, q, NIC_WR_WRITE, 256 * 6, 0);                       /* 2 */
+    ring(t, q);
+    nref = ref_packets(q, 0, q->nw, refbuf, MAXP);              /* 1 + 1 + 6 */
+    while (t->npkts < 5 && !failed && t->cycle < 100000) step(t); /* 3 WRITE packets out */
+    push_ctl(t, NIC_REQ_REISSUE, q->row, q->wqe[1].index, q->wqe[1].psn);
+    push_ctl(t, NIC_REQ_RETIRED, q->row, q->wqe[2].index, q->wqe[2].psn);
+    EXPECT(run(t, 400000), "did not go idle");
+    pair_payloads(t);
+    x = t->npkts - nref;
+    EXPECT(x >= 0 && x <= 1, "%d packets beyond the first pass, want at most the READ", x);
+    for (int i = 0, j = 0; i < t->npkts && j < nref && !failed; i++)
+        if (t->pkts[i].h.opcode != ROCE_OP_RDMA_READ_REQUEST || i < 2)
+            check_pkt(t, &t->pkts[i], &refbuf[j++], "REISSUE answered before it went", i);
+    check_recs_all_sent(t, q, "retired past rewind");
+    report("RETIRED past a go-back-N position: resumes at WQE una; past a re-issued READ: returns to its place");
+    tb_free(t);
+}
+
 /* NIC_OUTSTANDING: at most 16 started, unretired WQEs; RETIRED frees slots. */
 static void t_outstanding(void) {
     tb_t *t = tb_new(19, 0.2);
@@ -1712,6 +1761,7 @@ int main(void) {
     t_rewind();
     t_rewind_mid();
     t_rewind_read_returns();
+    t_retired_past_rewind();
     t_outstanding();
     t_rd_depth();
     t_lkey();

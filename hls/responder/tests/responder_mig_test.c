@@ -443,6 +443,71 @@ static void t_save_load(void) {
     tb_end();
 }
 
+/* A go-back-N round of duplicate READs queued while a WRITE behind them is open: the image
+ * keeps EPSN, MSN and the open WRITE (the WRITE was accepted after the READs first ran; taking
+ * EPSN back to the queued duplicate would make the destination refuse the WRITE's next packet
+ * or run the READ as a new one inside an open WRITE: seed 111 of the lossy sweep). */
+static void t_save_duplicate_round(void) {
+    tb_begin("save with a duplicate READ round queued behind an open WRITE: EPSN, MSN and the "
+             "WRITE kept");
+    reset_markers();
+    reset_qp(1, ACC_ALL, 0xB00);
+    settle();
+    fresh_read_data();
+    uint32_t psn = model_epsn;
+    push_pkt(read_req(psn, READ_VA, 4096), NULL);
+    expect_read(READ_VA, 4096, psn, 256, ++model_msn);
+    push_pkt(read_req(psn + 16, READ_VA + 8192, 256), NULL);
+    expect_read(READ_VA + 8192, 256, psn + 16, 256, ++model_msn);
+    CHECK(run_idle(), "not idle");
+    uint8_t w[768];
+    fill_random(w, sizeof w);
+    roce_hdr_t wf = req(ROCE_OP_RDMA_WRITE_FIRST, psn + 17, false);
+    wf.reth_va = MR_BASE + 0x2000;
+    wf.reth_rkey = KEY_OK;
+    wf.reth_len = 768;
+    wf.payload_len = 256;
+    push_pkt(wf, w);
+    model_write(MR_BASE + 0x2000, w, 256);
+    CHECK(run_idle(), "not idle");
+    /* the requester lost responses from the 4th on: it asks for both READs again */
+    push_pkt(read_req(psn + 3, READ_VA + 768, 4096 - 768), NULL);
+    push_pkt(read_req(psn + 16, READ_VA + 8192, 256), NULL);
+    expect_read(READ_VA + 768, 4096 - 768, psn + 3, 256, model_msn);
+    expect_read(READ_VA + 8192, 256, psn + 16, 256, model_msn);
+    run_until_descs(ndesc + 3);         /* both taken (ACTIVE would drop a READ not yet in) */
+    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
+    CHECK(run_idle(), "not idle");
+    cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
+    push_rx_marker();
+    CHECK(run_idle(), "not idle");
+    take_markers();
+    CHECK(row().epsn == psn + 18, "epsn %x, want %x", row().epsn, psn + 18);
+    hls_u128 q0 = ctx_op(ROW, NIC_CTX_RESP_QP, 0, false, 0);
+    hls_u128 q1 = ctx_op(ROW, NIC_CTX_RESP_QP, 1, false, 0);
+    CHECK(field(q0, NIC_CTX_RSP_EPSN, 24) == psn + 18 && field(q0, NIC_CTX_RSP_MSN, 24) == model_msn,
+          "image epsn %x msn %u, want %x %u (the duplicates do not take them back)",
+          field(q0, NIC_CTX_RSP_EPSN, 24), field(q0, NIC_CTX_RSP_MSN, 24), psn + 18, model_msn);
+    CHECK(field(q0, NIC_CTX_RSP_POS_CLASS, 2) == NIC_CTX_RSP_POS_WRITE &&
+              field(q1, NIC_CTX_RSP_POS_DONE - 128, 32) == 256 &&
+              field(q1, NIC_CTX_RSP_POS_LEFT - 128, 32) == 512,
+          "open WRITE: class %u done %u left %u", field(q0, NIC_CTX_RSP_POS_CLASS, 2),
+          field(q1, NIC_CTX_RSP_POS_DONE - 128, 32), field(q1, NIC_CTX_RSP_POS_LEFT - 128, 32));
+    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(FN, NIC_SUSPEND_RUN);     /* the duplicates' rest, then the WRITE goes on */
+    roce_hdr_t wm = req(ROCE_OP_RDMA_WRITE_MIDDLE, psn + 18, false);
+    wm.payload_len = 256;
+    push_pkt(wm, w + 256);
+    roce_hdr_t wl = req(ROCE_OP_RDMA_WRITE_LAST, psn + 19, true);
+    wl.payload_len = 256;
+    push_pkt(wl, w + 512);
+    model_write(MR_BASE + 0x2000 + 256, w + 256, 512);
+    expect_ack(psn + 19, 0x1F, ++model_msn);
+    settle();
+    model_epsn = psn + 20;
+    tb_end();
+}
+
 static void t_dirty(void) {
     tb_begin("dirty bits: every row write sets its QP's bit; NIC_CTX_DIRTY reads and clears 16");
     ctx_op(0, NIC_CTX_DIRTY, 0, false, 0);
@@ -510,6 +575,7 @@ int main(int argc, char **argv) {
     t_active_mid_read();
     t_passive();
     t_save_load();
+    t_save_duplicate_round();
     t_dirty();
     t_throttle();
     printf("%llu cycles, %u acks, %u naks, %u dropped\n", (unsigned long long)cycles, st.acks_sent,
