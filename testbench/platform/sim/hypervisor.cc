@@ -20,7 +20,7 @@ void hypervisor::request(uint16_t dev, uint64_t level) {
 // Poll the status register; a device that never gets there is an error, not a hang.
 void hypervisor::confirm(uint16_t dev, uint64_t level) {
     std::string what = "status of node " + std::to_string(dev);
-    for (int poll = 0; poll < 100000; poll++) {
+    for (int poll = 0; poll < 1000; poll++) {
         if (rc_.mmio_read(dev, reg_status, what) == level) {
             fab_.log(nullptr, "hypervisor: node " + std::to_string(dev) + " confirmed " + level_name(level));
             return;

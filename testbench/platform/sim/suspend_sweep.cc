@@ -100,7 +100,10 @@ void show(const options &o, uint64_t seed) {
     for (uint16_t d : cfg.plan.devices) printf(" dev%u", d);
     printf("%s%s\n", o.disabled == order_rule::none ? "" : ", rule disabled: ", o.disabled == order_rule::none ? "" : rule_name(o.disabled));
     cfg.trace = true;
-    std::vector<std::string> diffs = judge(cfg);
+    run_result run;
+    std::vector<std::string> diffs = judge(cfg, &run);
+    printf("---- %u TLPs; suspend sequence done at t=%.1f ns; last event at t=%.1f ns ----\n", run.tlps,
+           run.suspend_done_ns, run.end_ns);
     printf("---- differences from the reference run (%zu) ----\n", diffs.size());
     for (size_t i = 0; i < diffs.size() && i < 20; i++) printf("  %s\n", diffs[i].c_str());
 }
