@@ -1,7 +1,7 @@
 // isolated_run.cc — one platform run in a child process (SystemC elaborates once per
 // process), its results sent back through a pipe as text lines:
 //   started DEV N | image DEV ADDR VAL | memory DEV ADDR VAL | host ADDR VAL |
-//   loss TEXT | error TEXT | times END SUSPEND_DONE TLPS
+//   loss TEXT | error TEXT | times END SUSPEND_DONE TLPS TURNED_AT_ROOT
 #include "platform.h"
 #include <cstdio>
 #include <cstring>
@@ -19,7 +19,7 @@ static void write_result(FILE *out, const run_result &r) {
     for (auto &w : r.host) fprintf(out, "host %llu %llu\n", (unsigned long long)w.first, (unsigned long long)w.second);
     for (auto &l : r.losses) fprintf(out, "loss %s\n", l.c_str());
     for (auto &e : r.errors) fprintf(out, "error %s\n", e.c_str());
-    fprintf(out, "times %.1f %.1f %u\n", r.end_ns, r.suspend_done_ns, r.tlps);
+    fprintf(out, "times %.1f %.1f %u %u\n", r.end_ns, r.suspend_done_ns, r.tlps, r.turned_at_root);
 }
 
 static run_result read_result(FILE *in) {
@@ -39,7 +39,7 @@ static run_result read_result(FILE *in) {
         else if (what == "host") { s >> a >> v; r.host[a] = v; }
         else if (what == "loss") r.losses.push_back(line + 5);
         else if (what == "error") r.errors.push_back(line + 6);
-        else if (what == "times") { s >> r.end_ns >> r.suspend_done_ns >> r.tlps; got_times = true; }
+        else if (what == "times") { s >> r.end_ns >> r.suspend_done_ns >> r.tlps >> r.turned_at_root; got_times = true; }
     }
     if (!got_times) r.errors.push_back("the run's process ended without its results");
     return r;

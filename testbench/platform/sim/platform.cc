@@ -133,6 +133,7 @@ run_result run_platform(const platform_config &cfg) {
     if (r.end_ns >= bound_ns) r.errors.push_back("run did not settle within 50 ms of simulated time");
     r.suspend_done_ns = b.hv->done_ns;
     r.tlps = b.fab.next_serial - 1;
+    r.turned_at_root = b.rc->turned_down;
     for (auto &d : b.devices) {
         r.started[d.first] = d.second->ops_started();
         r.image[d.first] = d.second->image();

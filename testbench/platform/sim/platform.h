@@ -39,6 +39,7 @@ struct run_result {
     std::vector<std::string> errors;  // deadlocks, bad register writes, crashed runs
     double end_ns = 0, suspend_done_ns = -1;
     uint32_t tlps = 0;
+    uint32_t turned_at_root = 0;      // P2P requests that went up to the root complex
 };
 
 run_result run_platform(const platform_config &cfg);   // in a fresh process only

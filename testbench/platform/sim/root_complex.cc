@@ -55,6 +55,7 @@ void root_complex::accept(size_t port, tlp t) {
     uint16_t target = t.is_request() ? address_owner(t.addr) : t.requester;
     if (target != root_complex_id) {
         fab_.log(&t, "root complex turns it down root port " + std::to_string(port_towards(target)));
+        turned_down += t.is_request();
         send(port_towards(target), std::move(t));
         return;
     }

@@ -18,6 +18,7 @@ public:
     word_memory vm_copy;
     bool vm_copied = false;
     std::vector<std::string> late_writes;
+    uint32_t turned_down = 0;   // requests for a BAR that came up a root port and went back down
 
     // CPU side, thread context only: one MMIO access at a time, as one driver thread.
     void mmio_write(uint16_t device, uint64_t offset, uint64_t value, const std::string &note);
