@@ -139,11 +139,15 @@ val_t obj_load(netlist_t *nl, const obj_t *o, unsigned off, unsigned width) {
         }
         e[len++] = '}';
         e[len] = 0;
+        /* named after the one signal it reads, if one (st_phase padded to a byte: "phase") */
         const char *base = "load";
+        unsigned n_sig = 0;
+        for (unsigned i = 0; i < np; i++)
+            if (parts[i].sig >= 0) n_sig++, base = nl->sigs[parts[i].sig].base;
+        if (n_sig != 1) base = "load";
         if (np == 1) { /* a plain slice does not need braces */
             memmove(e, e + 1, len);
             e[len - 2] = 0;
-            base = nl->sigs[parts[0].sig].base;
         }
         r = nl_wire(nl, base, width, e);
         /* a signal from bit 0 with only zeros above it: an FSM register stays one */
