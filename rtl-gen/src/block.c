@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "frontend.h"
 #include "ir_build.h"
+#include "srcmap.h"
 #include "util.h"
 #include "verilog_write.h"
 
@@ -47,9 +48,18 @@ void block_write_verilog(const compiled_t *b, const char *path) {
         fprintf(stderr, "rtl-gen: cannot write '%s'\n", path);
         exit(2);
     }
-    verilog_write(f, &b->tr);
+    srcmap_t map = {0};
+    verilog_write(f, &b->tr, &map);
     if (fclose(f) != 0) {
         fprintf(stderr, "rtl-gen: write error on '%s'\n", path);
         exit(2);
     }
+    char *mpath = srcmap_path(path);
+    const char *slash = strrchr(path, '/');
+    if (!srcmap_write(&map, slash ? slash + 1 : path, mpath)) {
+        fprintf(stderr, "rtl-gen: cannot write '%s'\n", mpath);
+        exit(2);
+    }
+    free(mpath);
+    free(map.e);
 }

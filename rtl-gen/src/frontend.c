@@ -127,6 +127,7 @@ bool frontend_run(const frontend_opts_t *o, iface_t *ifc) {
     ok = struct_param(fn, 2, false, &tst) && ok;
     source_rules_check(tu, fn);
     if (ok) layout_build(fn, tin, tout, tst, ifc);
+    if (ok) fsm_states_find(tu, tst, ifc);
     ifc->top = xstrdup(o->top);
     ifc->source = xstrdup(o->file);
     /* The TU is kept alive: locations were interned, nothing else refers to it. */

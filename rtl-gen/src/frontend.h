@@ -26,6 +26,8 @@ char *xstrdup_cx(CXString s); /* copies and disposes */
 
 /* layout.c: lay out the three structs of the top function */
 void layout_build(CXCursor top_fn, CXType in_t, CXType out_t, CXType state_t, iface_t *ifc);
+/* fsm_states.c: enum constants the C compares state registers with (after layout_build) */
+void fsm_states_find(CXTranslationUnit tu, CXType state_t, iface_t *ifc);
 /* source_rules.c: walk every function reachable from the top */
 void source_rules_check(CXTranslationUnit tu, CXCursor top_fn);
 

@@ -29,6 +29,13 @@ typedef struct {
     bool is_input;     /* stream_in: valid/data are inputs, ready an output */
 } stream_t;
 
+/* A named state of an FSM state register (fsm_states.c): enum constant NAME = VALUE. */
+typedef struct {
+    unsigned reg;      /* index into regs */
+    char *name;
+    unsigned long long value;
+} fsm_state_t;
+
 typedef struct {
     char *top;
     char *source;
@@ -41,6 +48,8 @@ typedef struct {
     unsigned n_streams;
     char **renames;    /* "input reg -> reg_ (a reserved word)": names.c, for the Verilog header */
     unsigned n_renames;
+    fsm_state_t *states; /* named FSM states, grouped by nothing: in the order found */
+    unsigned n_states, cap_states;
 } iface_t;
 
 /* Write the .iface file (format in docs/rtl-gen.md). */

@@ -40,45 +40,104 @@ bool nl_reserve(netlist_t *nl, const char *name) {
 }
 
 /* A Verilog identifier from a clang value name: letters, digits, '_', never starting with
- * a digit (a name like ".1806" loses its dot first, so the check comes after cleaning). */
+ * a digit (a name like ".1806" loses its dot first, so the check comes after cleaning).
+ * The numbers clang and LLVM append to keep names unique ("add23", "cmp.i.i", "x.sroa.4")
+ * come from a counter over the whole function, so they are dropped: a segment that is only
+ * digits or an inlining / splitting marker goes, and trailing digits of a segment go. */
+static bool drop_segment(const char *seg, size_t n) {
+    static const char *const markers[] = {"i", "sroa", "split", "lcssa", "le", "pre",
+                                          "phi", "trans", "fr", "ext", "us", "not", NULL};
+    while (n && seg[n - 1] >= '0' && seg[n - 1] <= '9') n--;
+    if (!n) return true;
+    for (const char *const *m = markers; *m; m++)
+        if (strlen(*m) == n && !memcmp(*m, seg, n)) return true;
+    return false;
+}
+
 static char *clean_base(const char *base) {
     size_t n = strlen(base);
     char *s = xmalloc(n + 3);
     size_t j = 0;
-    for (size_t i = 0; i < n && j < 40; i++) {
-        char c = base[i];
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        if (ok)
-            s[j++] = c;
-        else if (j && s[j - 1] != '_')
-            s[j++] = '_';
+    for (size_t i = 0; i < n && j < 32;) {
+        size_t seg = strcspn(base + i, ".");
+        const char *p = base + i;
+        size_t end = seg;
+        while (end > 1 && p[end - 1] >= '0' && p[end - 1] <= '9') end--;
+        if (!(i > 0 && drop_segment(p, seg))) {
+            for (size_t k = 0; k < end && j < 32; k++) {
+                char c = p[k];
+                bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9');
+                if (ok)
+                    s[j++] = c;
+                else if (j && s[j - 1] != '_')
+                    s[j++] = '_';
+            }
+            if (j && s[j - 1] != '_') s[j++] = '_';
+        }
+        i += seg + (base[i + seg] == '.');
     }
     while (j > 1 && s[j - 1] == '_') j--;
     s[j] = 0;
-    if (!j || (s[0] >= '0' && s[0] <= '9')) {
+    if (!j || (s[0] >= '0' && s[0] <= '9') || (j == 1 && s[0] == '_')) {
         memmove(s + 1, s, j + 1);
         s[0] = 't';
     }
     return s;
 }
 
+/* The next K for BASE_SCOPE (open addressing, at most half full). */
+static unsigned *scope_count(netlist_t *nl, const char *key) {
+    if (2 * (nl->n_counts + 1) > nl->cap_counts) {
+        struct nl_count *old = nl->counts;
+        unsigned oc = nl->cap_counts;
+        nl->cap_counts = oc ? oc * 2 : 1024;
+        nl->counts = xcalloc(nl->cap_counts, sizeof *nl->counts);
+        nl->n_counts = 0;
+        for (unsigned i = 0; i < oc; i++)
+            if (old[i].key) *scope_count(nl, old[i].key) = old[i].next;
+        free(old);
+    }
+    unsigned i = name_hash(key) & (nl->cap_counts - 1);
+    while (nl->counts[i].key && strcmp(nl->counts[i].key, key) != 0)
+        i = (i + 1) & (nl->cap_counts - 1);
+    if (!nl->counts[i].key) {
+        nl->counts[i].key = xstrdup(key);
+        nl->n_counts++;
+    }
+    return &nl->counts[i].next;
+}
+
 int nl_add(netlist_t *nl, const char *base, unsigned width, sig_kind_t kind) {
     sig_t s = {0};
     if (kind == SIG_WIRE || kind == SIG_CASE) {
-        /* wires get a numeric suffix: unique, and never a Verilog keyword */
+        /* BASE_SCOPE_K (netlist.h); the numeric tail keeps it clear of Verilog keywords.
+         * A name a wire of another scope already took (two functions, same offsets) moves
+         * K on, deterministically. */
         char *b = clean_base(base ? base : "t");
-        for (unsigned k = nl->n;; k++) {
-            char *cand = xasprintf("%s_%u", b, k);
+        char *key = nl->cur_scope < 0 ? (nl->cur_result ? xstrdup(nl->cur_result)
+                                                        : xasprintf("%s_r", b))
+                    : nl->cur_call < 0 ? xasprintf("%s_%d", b, nl->cur_scope)
+                                       : xasprintf("%s_%dc%d", b, nl->cur_scope, nl->cur_call);
+        unsigned *next = scope_count(nl, key);
+        for (unsigned k = *next;; k++) {
+            char *cand = xasprintf("%s_%u", key, k);
             if (nl_reserve(nl, cand)) {
                 s.name = cand;
+                *next = k + 1;
                 break;
             }
             free(cand);
         }
+        s.base = intern(b);
+        free(key);
         free(b);
     } else {
         s.name = xstrdup(base);
+        s.base = intern(base);
     }
+    s.scope = nl->cur_scope;
+    s.call = nl->cur_call;
     s.width = width;
     s.kind = kind;
     s.file = nl->cur_file;
@@ -208,10 +267,45 @@ static void values_binop(netlist_t *nl, val_t r, const char *op, val_t a, val_t 
     free(prod);
 }
 
+void nl_carry_fsm(netlist_t *nl, val_t r, int src, unsigned lo) {
+    if (r.sig < 0 || src < 0 || lo || !nl->sigs[src].fsm) return;
+    unsigned fsm = nl->sigs[src].fsm;
+    if (r.width >= nl->ifc->regs[fsm - 1].width) nl->sigs[r.sig].fsm = fsm;
+}
+
+/* The state name for constant k compared with FSM value v, zero-extended to v's width;
+ * NULL when v is not an FSM register's value or k names no state. */
+static char *state_text(const netlist_t *nl, val_t v, val_t k) {
+    if (v.sig < 0 || k.sig >= 0 || !nl->sigs[v.sig].fsm || v.width > 64) return NULL;
+    unsigned reg = nl->sigs[v.sig].fsm - 1, rw = nl->ifc->regs[reg].width;
+    uint64_t x = bits_low64(k.k);
+    for (unsigned i = 0; i < nl->ifc->n_states; i++) {
+        const fsm_state_t *s = &nl->ifc->states[i];
+        if (s->reg == reg && s->value == x)
+            return v.width == rw ? xstrdup(s->name)
+                                 : xasprintf("{%u'd0, %s}", v.width - rw, s->name);
+    }
+    return NULL;
+}
+
 val_t nl_wire(netlist_t *nl, const char *base, unsigned width, char *expr) {
     int s = nl_add(nl, base, width, SIG_WIRE);
     nl->sigs[s].expr = expr;
     return v_sig(nl, s);
+}
+
+/* A slice or extension made outside any statement (an output or register gathered at the end)
+ * is named in the statement of the wire it reads, so it keeps its name when others change. */
+static val_t derived_wire(netlist_t *nl, val_t src, unsigned width, char *expr) {
+    int saved = nl->cur_scope, saved_call = nl->cur_call;
+    if (saved < 0) {
+        nl->cur_scope = nl->sigs[src.sig].scope;
+        nl->cur_call = nl->sigs[src.sig].call;
+    }
+    val_t r = nl_wire(nl, nl->sigs[src.sig].base, width, expr);
+    nl->cur_scope = saved;
+    nl->cur_call = saved_call;
+    return r;
 }
 
 val_t nl_slice(netlist_t *nl, val_t v, unsigned lo, unsigned width) {
@@ -221,8 +315,9 @@ val_t nl_slice(netlist_t *nl, val_t v, unsigned lo, unsigned width) {
         bits_extract(&t, v.k, lo, width);
         return v_const(width, &t);
     }
-    val_t r = nl_wire(nl, nl->sigs[v.sig].name, width, v_slice_text(nl, v, lo, width));
+    val_t r = derived_wire(nl, v, width, v_slice_text(nl, v, lo, width));
     values_resize(nl, r, v, lo, false);
+    nl_carry_fsm(nl, r, v.sig, lo);
     return r;
 }
 
@@ -231,10 +326,10 @@ val_t nl_zext(netlist_t *nl, val_t v, unsigned width) {
     if (width < v.width) return nl_slice(nl, v, 0, width);
     if (v.sig < 0) return v_const(width, v.k);
     char *t = v_text(nl, v);
-    val_t r = nl_wire(nl, nl->sigs[v.sig].name, width,
-                      xasprintf("{%u'd0, %s}", width - v.width, t));
+    val_t r = derived_wire(nl, v, width, xasprintf("{%u'd0, %s}", width - v.width, t));
     free(t);
     values_resize(nl, r, v, 0, false);
+    nl_carry_fsm(nl, r, v.sig, 0);
     return r;
 }
 
@@ -248,8 +343,7 @@ val_t nl_sext(netlist_t *nl, val_t v, unsigned width) {
     }
     char *t = v_text(nl, v);
     char *msb = v_slice_text(nl, v, v.width - 1, 1);
-    val_t r = nl_wire(nl, nl->sigs[v.sig].name, width,
-                      xasprintf("{{%u{%s}}, %s}", width - v.width, msb, t));
+    val_t r = derived_wire(nl, v, width, xasprintf("{{%u{%s}}, %s}", width - v.width, msb, t));
     free(t);
     free(msb);
     values_resize(nl, r, v, 0, true);
@@ -304,7 +398,13 @@ val_t nl_eq_const(netlist_t *nl, val_t a, const bits_t *k, const char *base) {
 
 val_t nl_binop(netlist_t *nl, const char *op, val_t a, val_t b, unsigned width, bool sign,
                const char *base) {
-    char *ta = v_text(nl, a), *tb = v_text(nl, b);
+    char *ta = NULL, *tb = NULL;
+    if (!sign && (!strcmp(op, "==") || !strcmp(op, "!="))) {
+        ta = state_text(nl, b, a);
+        tb = state_text(nl, a, b);
+    }
+    if (!ta) ta = v_text(nl, a);
+    if (!tb) tb = v_text(nl, b);
     char *e = sign ? xasprintf("$signed(%s) %s $signed(%s)", ta, op, tb)
                    : xasprintf("%s %s %s", ta, op, tb);
     free(ta);

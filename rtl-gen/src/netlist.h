@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "bits.h"
+#include "iface.h"
 
 typedef enum {
     SIG_INPUT,  /* module input port */
@@ -26,7 +27,11 @@ typedef struct {
     char *case_sel;   /* SIG_CASE */
     char **case_label, **case_value;
     unsigned n_case;
-    const char *file; /* source line for the comment */
+    const char *base; /* the C-derived part of the name, without the numbering */
+    int scope, call;  /* the statement it was named in (netlist_t.cur_scope, cur_call) */
+    unsigned fsm;     /* 1 + index of the FSM state register whose value this is (the register,
+                       * or it zero-extended): its comparisons print state names */
+    const char *file; /* source line, for the source map (never in the Verilog) */
     unsigned line;
     /* The values this signal can take, when that is a short known list (it was built from
      * constants through muxes, extensions, slices and + - * & | ^ <<): a dynamic index
@@ -46,8 +51,21 @@ typedef struct {
     unsigned n, cap;
     const char **used; /* hash set of names already taken (ports, registers, wires) */
     unsigned n_used, cap_used;
+    const iface_t *ifc;   /* for the FSM state names (fsm_states.c) */
     const char *cur_file; /* location stamped on new signals */
     unsigned cur_line;
+    /* Wire names are BASE_LINE_K, or BASE_LINEcCALL_K in an inlined function: LINE is
+     * cur_scope, the line of the current statement counted from the first line of the C
+     * function it is in (so edits above it or in other functions do not change it), CALL is
+     * cur_call, the line of the call in the calling function, K counts wires of one BASE
+     * within one such scope. No global counter: a change renames only wires of the statements
+     * it touches. */
+    int cur_scope;        /* -1: no statement (results gathered after the last one) */
+    int cur_call;         /* -1: not inlined */
+    const char *cur_result; /* outside any statement: the port or register whose value is
+                             * being gathered; its wires are named RESULT_K */
+    struct nl_count { const char *key; unsigned next; } *counts; /* hash: BASE_SCOPE -> K */
+    unsigned n_counts, cap_counts;
 } netlist_t;
 
 int nl_add(netlist_t *nl, const char *base, unsigned width, sig_kind_t kind);
@@ -79,6 +97,10 @@ val_t nl_mux(netlist_t *nl, val_t sel, val_t a, val_t b, const char *base); /* s
 val_t nl_eq_const(netlist_t *nl, val_t a, const bits_t *k, const char *base);
 val_t nl_binop(netlist_t *nl, const char *op, val_t a, val_t b, unsigned width, bool sign,
                const char *base);
+
+/* r is src's bits [lo, lo + r.width) zero-extended: r carries src's FSM register when it holds
+ * all of it. */
+void nl_carry_fsm(netlist_t *nl, val_t r, int src, unsigned lo);
 
 /* Value sets: at most NL_MAX_VALUES distinct values, widths up to 64 bits. */
 #define NL_MAX_VALUES 64

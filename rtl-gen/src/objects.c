@@ -139,13 +139,22 @@ val_t obj_load(netlist_t *nl, const obj_t *o, unsigned off, unsigned width) {
         }
         e[len++] = '}';
         e[len] = 0;
+        /* named after the one signal it reads, if one (st_phase padded to a byte: "phase") */
         const char *base = "load";
+        unsigned n_sig = 0;
+        for (unsigned i = 0; i < np; i++)
+            if (parts[i].sig >= 0) n_sig++, base = nl->sigs[parts[i].sig].base;
+        if (n_sig != 1) base = "load";
         if (np == 1) { /* a plain slice does not need braces */
             memmove(e, e + 1, len);
             e[len - 2] = 0;
-            base = nl->sigs[parts[0].sig].name;
         }
         r = nl_wire(nl, base, width, e);
+        /* a signal from bit 0 with only zeros above it: an FSM register stays one */
+        bool zeros_above = true;
+        for (unsigned i = 1; i < np; i++)
+            zeros_above &= parts[i].sig < 0 && bits_is_zero(&parts[i].k, parts[i].width);
+        if (parts[0].sig >= 0 && zeros_above) nl_carry_fsm(nl, r, parts[0].sig, parts[0].bit);
     }
     free(parts);
     return r;

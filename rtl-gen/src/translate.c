@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <llvm-c/DebugInfo.h>
+
 #include "diag.h"
 #include "util.h"
 
@@ -116,6 +118,27 @@ static const char *user_file_name(tr_t *t, const char *dir, const char *name) {
     return r;
 }
 
+/* A location's line counted from the first line of its C function (-1 if unknown). With
+ * line tables only, clang gives every location its function as scope. */
+static int line_in_function(LLVMMetadataRef loc) {
+    LLVMMetadataRef scope = LLVMDILocationGetScope(loc);
+    if (!scope || LLVMGetMetadataKind(scope) != LLVMDISubprogramMetadataKind) return -1;
+    unsigned first = LLVMDISubprogramGetLine(scope), line = LLVMDILocationGetLine(loc);
+    return line && line >= first ? (int)(line - first) : -1;
+}
+
+/* The naming scope of an instruction (netlist.h): its statement, as a line of the C function
+ * it was written in, and for code of an inlined function the call's line in the caller. */
+static void statement_scope(netlist_t *nl, LLVMValueRef inst) {
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
+    if (!loc) return;
+    int line = line_in_function(loc);
+    if (line < 0) return; /* line 0, "merged from several lines": keep the last statement */
+    LLVMMetadataRef at = LLVMDILocationGetInlinedAt(loc);
+    nl->cur_scope = line;
+    nl->cur_call = at ? line_in_function(at) : -1;
+}
+
 static void set_loc(tr_t *t, LLVMValueRef inst) {
     unsigned len = 0, dlen = 0;
     const char *f = LLVMGetDebugLocFilename(inst, &len);
@@ -127,6 +150,7 @@ static void set_loc(tr_t *t, LLVMValueRef inst) {
         free(dir);
         t->line = LLVMGetDebugLocLine(inst);
         t->col = LLVMGetDebugLocColumn(inst);
+        statement_scope(&t->nl, inst);
     }
     t->nl.cur_file = t->file;
     t->nl.cur_line = t->line;
@@ -503,7 +527,10 @@ static void instruction(tr_t *t, cfg_t *c, LLVMValueRef inst, LLVMBasicBlockRef 
             tr_error(t, "unsupported", "load of a non-integer value (a pointer stored in memory?)");
             return;
         }
-        set_int(t, inst, tr_load(t, &p, tr_type_width(t, ty), nm ? nm : "load"));
+        /* an unnamed load takes the name of what it reads (clang names a field's address
+         * after the field) */
+        set_int(t, inst, tr_load(t, &p, tr_type_width(t, ty),
+                                 nm ? nm : tr_name(LLVMGetOperand(inst, 0), "load")));
         return;
     }
     case LLVMStore: {
@@ -563,7 +590,9 @@ static void setup_objects(tr_t *t) {
     t->in_sig = xcalloc(f->n_in + 1, sizeof(int));
     t->reg_sig = xcalloc(f->n_regs + 1, sizeof(int));
     t->rdata_sig = xcalloc(f->n_mems + 1, sizeof(int));
+    nl->ifc = f;
     nl_reserve(nl, f->top);
+    for (unsigned k = 0; k < f->n_states; k++) nl_reserve(nl, f->states[k].name);
     nl_reserve(nl, "clk");
     nl_reserve(nl, "rst");
     for (unsigned i = 0; i < f->n_in; i++) {
@@ -575,6 +604,8 @@ static void setup_objects(tr_t *t) {
     for (unsigned i = 0; i < f->n_regs; i++) {
         nl_reserve(nl, f->regs[i].name);
         t->reg_sig[i] = nl_add(nl, f->regs[i].name, f->regs[i].width, SIG_REG);
+        for (unsigned k = 0; k < f->n_states; k++)
+            if (f->states[k].reg == i) nl->sigs[t->reg_sig[i]].fsm = i + 1;
         obj_bind_signal(&t->objs[2], f->regs[i].offset, f->regs[i].size, nl, t->reg_sig[i]);
     }
     for (unsigned i = 0; i < f->n_mems; i++) {
@@ -607,12 +638,24 @@ static void collect_results(tr_t *t) {
     t->file = f->source;
     t->line = 0;
     t->nl.cur_file = NULL;
+    t->nl.cur_scope = t->nl.cur_call = -1;
     t->out_val = xcalloc(f->n_out + 1, sizeof(val_t));
     t->reg_next = xcalloc(f->n_regs + 1, sizeof(val_t));
-    for (unsigned i = 0; i < f->n_out; i++)
+    /* named after what they feed (OUT_out_K, st_REG_next_K), so one result's wires keep
+     * their names when another's change */
+    for (unsigned i = 0; i < f->n_out; i++) {
+        char *n = xasprintf("%s_out", f->out[i].name);
+        t->nl.cur_result = n;
         t->out_val[i] = obj_load(&t->nl, &t->objs[1], f->out[i].offset, f->out[i].width);
-    for (unsigned i = 0; i < f->n_regs; i++)
+        free(n);
+    }
+    for (unsigned i = 0; i < f->n_regs; i++) {
+        char *n = xasprintf("%s_next", f->regs[i].name);
+        t->nl.cur_result = n;
         t->reg_next[i] = obj_load(&t->nl, &t->objs[2], f->regs[i].offset, f->regs[i].width);
+        free(n);
+    }
+    t->nl.cur_result = NULL;
 }
 
 /* A block that post-dominates its immediate dominator runs exactly when the
@@ -686,6 +729,7 @@ static int *shared_predicates(cfg_t *c, const unsigned *order, unsigned n) {
 }
 
 void translate(tr_t *t, LLVMValueRef fn) {
+    t->nl.cur_scope = t->nl.cur_call = -1;
     setup_objects(t);
     unsigned nb = LLVMCountBasicBlocks(fn);
     cfg_t c = {.b = xcalloc(nb, sizeof(block_t)), .n = nb};

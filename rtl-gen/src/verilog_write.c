@@ -1,8 +1,10 @@
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "verilog_write.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "line_wrap.h"
 #include "util.h"
 
@@ -20,9 +22,21 @@ static void statement(FILE *f, unsigned indent, char *text) {
 
 static char *range_text(unsigned w) { return w > 1 ? xasprintf("[%u:0] ", w - 1) : xstrdup(""); }
 
-static void where(FILE *f, const sig_t *s) {
-    if (s->file && s->line) fprintf(f, "  // %s:%u", s->file, s->line);
-    fputc('\n', f);
+/* ---- source map: where each C line's wires are in the Verilog (srcmap.c prints it).
+ * The Verilog is written to memory first, so the writer can ask which line it is on. */
+typedef struct {
+    FILE *f;          /* open_memstream */
+    char **buf;
+    size_t *len;
+    size_t counted;   /* bytes of *buf already scanned */
+    unsigned line;    /* 1-based line the next byte goes on */
+} line_count_t;
+
+static unsigned current_line(line_count_t *lc) {
+    fflush(lc->f);
+    for (; lc->counted < *lc->len; lc->counted++)
+        if ((*lc->buf)[lc->counted] == '\n') lc->line++;
+    return lc->line;
 }
 
 /* "PREFIX VALUE;" as one wrapped statement */
@@ -50,6 +64,26 @@ static void ports(FILE *f, const tr_t *t) {
     fprintf(f, "\n);\n");
 }
 
+/* localparams of the named FSM states (fsm_states.c), one per name; a state the logic never
+ * compares with (only assigned) is still declared, for the reader. */
+static void fsm_states(FILE *f, const iface_t *ifc) {
+    unsigned shown = 0;
+    for (unsigned k = 0; k < ifc->n_states; k++) {
+        const fsm_state_t *s = &ifc->states[k];
+        bool dup = false;
+        for (unsigned j = 0; j < k; j++) dup |= !strcmp(ifc->states[j].name, s->name);
+        if (dup) continue;
+        if (!shown++) fprintf(f, "\n    /* verilator lint_off UNUSEDPARAM */\n");
+        if (!k || ifc->states[k - 1].reg != s->reg)
+            fprintf(f, "    // States of %s (the C's enum constants).\n", ifc->regs[s->reg].name);
+        unsigned w = ifc->regs[s->reg].width;
+        fprintf(f, "    localparam ");
+        range(f, w);
+        fprintf(f, "%s = %u'd%llu;\n", s->name, w, s->value);
+    }
+    if (shown) fprintf(f, "    /* verilator lint_on UNUSEDPARAM */\n");
+}
+
 static void declare_state(FILE *f, const tr_t *t) {
     const iface_t *ifc = t->ifc;
     if (ifc->n_regs) fprintf(f, "\n    // State registers (the state struct), reset to 0.\n");
@@ -58,6 +92,7 @@ static void declare_state(FILE *f, const tr_t *t) {
         range(f, ifc->regs[i].width);
         fprintf(f, "%s;\n", ifc->regs[i].name);
     }
+    fsm_states(f, ifc);
     for (unsigned i = 0; i < ifc->n_mems; i++) {
         const mem_t *m = &ifc->mems[i];
         fprintf(f, "\n    // HLS_MEM %s: %u x %u bits, synchronous read-first RAM.\n", m->name,
@@ -78,6 +113,7 @@ typedef struct {
     int *slot;        /* name hash -> signal index, -1 empty */
     unsigned cap;
     bool *live;
+    bool *whole;      /* read as a whole somewhere (not only through [..] selects) */
     unsigned *work, n_work;
 } live_t;
 
@@ -109,6 +145,7 @@ static void mark_text(live_t *l, const char *text) {
         /* skip the digits of sized literals such as 32'h1f */
         if (*q != '\'' && !(p > text && p[-1] == '\'')) {
             int k = find_name(l, p, (size_t)(q - p));
+            if (k >= 0 && *q != '[') l->whole[k] = true;
             if (k >= 0 && !l->live[k]) {
                 l->live[k] = true;
                 l->work[l->n_work++] = (unsigned)k;
@@ -119,13 +156,15 @@ static void mark_text(live_t *l, const char *text) {
 }
 
 static void mark_val(live_t *l, val_t v) {
+    if (v.sig >= 0) l->whole[v.sig] = true;
     if (v.sig >= 0 && !l->live[v.sig]) {
         l->live[v.sig] = true;
         l->work[l->n_work++] = (unsigned)v.sig;
     }
 }
 
-static bool *liveness(const tr_t *t) {
+/* Returns live[] (printed) and sets *whole (every bit read: not in the unused sink). */
+static bool *liveness(const tr_t *t, bool **whole) {
     const netlist_t *nl = &t->nl;
     live_t l = {.nl = nl};
     for (l.cap = 16; l.cap < nl->n * 2 + 2; l.cap *= 2) {}
@@ -138,6 +177,7 @@ static bool *liveness(const tr_t *t) {
         l.slot[h] = (int)i;
     }
     l.live = xcalloc(nl->n + 1, sizeof(bool));
+    l.whole = xcalloc(nl->n + 1, sizeof(bool));
     l.work = xcalloc(nl->n + 1, sizeof(unsigned));
     for (unsigned i = 0; i < t->ifc->n_out; i++) mark_val(&l, t->out_val[i]);
     for (unsigned i = 0; i < t->ifc->n_regs; i++) mark_val(&l, t->reg_next[i]);
@@ -159,25 +199,27 @@ static bool *liveness(const tr_t *t) {
     }
     free(l.slot);
     free(l.work);
+    *whole = l.whole;
     return l.live;
 }
 
-static void logic(FILE *f, const tr_t *t, const bool *live) {
+static void logic(FILE *f, line_count_t *lc, srcmap_t *map, const tr_t *t, const bool *live) {
     const netlist_t *nl = &t->nl;
-    fprintf(f, "\n    // Combinational logic of one cycle, in source order.\n");
+    fprintf(f, "\n    // Combinational logic of one cycle, in source order (the .srcmap file\n"
+               "    // gives the C line of each wire).\n");
     for (unsigned i = 0; i < nl->n; i++) {
         const sig_t *s = &nl->sigs[i];
-        if (!live[i]) continue;
+        if (!live[i] || (s->kind != SIG_WIRE && s->kind != SIG_CASE)) continue;
+        unsigned first = current_line(lc);
         if (s->kind == SIG_WIRE) {
             char *r = range_text(s->width);
             statement(f, 4, xasprintf("wire %s%s = %s;", r, s->name, s->expr));
             free(r);
-            where(f, s);
-        } else if (s->kind == SIG_CASE) {
+            fputc('\n', f);
+        } else {
             fprintf(f, "    reg ");
             range(f, s->width);
-            fprintf(f, "%s;", s->name);
-            where(f, s);
+            fprintf(f, "%s;\n", s->name);
             fprintf(f, "    always @(*) begin\n        case (%s)\n", s->case_sel);
             for (unsigned k = 0; k < s->n_case; k++) {
                 statement(f, 12, xasprintf("%s: %s = %s;", s->case_label[k], s->name,
@@ -187,6 +229,7 @@ static void logic(FILE *f, const tr_t *t, const bool *live) {
             fprintf(f, "            default: %s = %u'd0;\n        endcase\n    end\n", s->name,
                     s->width);
         }
+        if (s->file && s->line) srcmap_add(map, s->file, s->line, first, current_line(lc) - 1);
     }
 }
 
@@ -248,26 +291,25 @@ static void memories(FILE *f, const tr_t *t) {
 /* Verilator's recommended idiom: one sink for bits the block leaves unread
  * (unused input bits, bits of wide loads), so -Wall stays clean without
  * switching the warning off for the whole module. */
-static void unused_sink(FILE *f, const tr_t *t, const bool *live) {
+static void unused_sink(FILE *f, const tr_t *t, const bool *live, const bool *whole) {
     const netlist_t *nl = &t->nl;
-    fprintf(f, "\n    // Bits nothing reads (unused input bits, parts of wide loads).\n");
-    size_t cap = 64, len = 0;
-    char *text = xmalloc(cap);
-    len = (size_t)snprintf(text, cap, "wire unused_bits = &{1'b0");
+    fprintf(f, "\n    // Bits nothing reads (unused input bits, parts of wide loads), one name\n"
+               "    // a line so that a renamed wire changes one line of the list.\n");
+    fprintf(f, "    /* verilator lint_off UNUSEDSIGNAL */\n    wire unused_bits = &{1'b0");
+    /* a signal read as a whole somewhere has no unused bit: only the others are listed */
     for (unsigned i = 0; i < nl->n; i++)
-        if (live[i] || nl->sigs[i].kind == SIG_INPUT || nl->sigs[i].kind == SIG_REG ||
-            nl->sigs[i].kind == SIG_RDATA) {
-            size_t add = strlen(nl->sigs[i].name) + 2;
-            while (len + add + 16 > cap) cap *= 2, text = xrealloc(text, cap);
-            len += (size_t)sprintf(text + len, ", %s", nl->sigs[i].name);
-        }
-    strcpy(text + len, ", 1'b0};");
-    fprintf(f, "    /* verilator lint_off UNUSEDSIGNAL */\n");
-    statement(f, 4, text);
-    fprintf(f, "\n    /* verilator lint_on UNUSEDSIGNAL */\n");
+        if (!whole[i] && (live[i] || nl->sigs[i].kind == SIG_INPUT ||
+                          nl->sigs[i].kind == SIG_REG || nl->sigs[i].kind == SIG_RDATA))
+            fprintf(f, ",\n        %s", nl->sigs[i].name);
+    fprintf(f, ",\n        1'b0};\n    /* verilator lint_on UNUSEDSIGNAL */\n");
 }
 
-void verilog_write(FILE *f, const tr_t *t) {
+void verilog_write(FILE *out, const tr_t *t, srcmap_t *map) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) diag_internal("open_memstream failed");
+    line_count_t lc = {.f = f, .buf = &buf, .len = &len, .line = 1};
     fprintf(f, "// Generated by rtl-gen from %s (top %s). Do not edit: change the C.\n",
             t->ifc->source, t->ifc->top);
     if (t->ifc->n_renames)
@@ -275,14 +317,19 @@ void verilog_write(FILE *f, const tr_t *t) {
                    "// some words, and each name must be distinct):\n");
     for (unsigned i = 0; i < t->ifc->n_renames; i++) fprintf(f, "//   %s\n", t->ifc->renames[i]);
     fprintf(f, "`default_nettype none\n");
-    bool *live = liveness(t);
+    bool *whole;
+    bool *live = liveness(t, &whole);
     ports(f, t);
     declare_state(f, t);
-    logic(f, t, live);
+    logic(f, &lc, map, t, live);
     outputs(f, t);
     registers(f, t);
     memories(f, t);
-    unused_sink(f, t, live);
+    unused_sink(f, t, live, whole);
     free(live);
+    free(whole);
     fprintf(f, "endmodule\n`default_nettype wire\n");
+    fclose(f);
+    fwrite(buf, 1, len, out);
+    free(buf);
 }

@@ -4,8 +4,11 @@
 
 #include <stdio.h>
 
+#include "srcmap.h"
 #include "translate.h"
 
-void verilog_write(FILE *f, const tr_t *t);
+/* The module to f; the Verilog lines of each C line's wires into map. The Verilog itself
+ * names no source line, so a C edit that moves lines does not change it. */
+void verilog_write(FILE *f, const tr_t *t, srcmap_t *map);
 
 #endif
