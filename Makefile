@@ -4,11 +4,15 @@
 #   make deps    install the build/test packages (Debian 12, apt only)
 #   make test    build everything and run every test suite (scripts/run-tests); THE test command
 #   make test-long   the sweeps too long for `make test` (500 migration seeds; docs/migration.md)
-#   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report
+#   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report,
+#                then make review of a small change (docs/review.md)
 #   make bench   the NIC's performance and size table (docs/bench.md); QUICK=1: small sizes
+#   make review  what a change does to the NIC's Verilog, area, equiv, tests and bench figures
+#                (docs/review.md); BASE=REV (default HEAD if tracked files changed, else HEAD~1)
+#                REVIEW_FLAGS="--no-synth --no-bench ..." (scripts/review --help)
 #   make clean   remove everything generated
 
-.PHONY: all deps test test-long demo bench clean
+.PHONY: all deps test test-long demo bench review clean
 # The targets here share rtl-gen/build: run them one after another even under -j
 # (sub-makes still run their own jobs in parallel).
 .NOTPARALLEL:
@@ -29,6 +33,9 @@ demo: deps
 
 bench: deps
 	@QUICK=$(if $(filter-out 0,$(QUICK)),1,0) testbench/bench/run
+
+review: deps
+	@scripts/review $(BASE) $(REVIEW_FLAGS)
 
 clean:
 	$(MAKE) -C rtl-gen clean
