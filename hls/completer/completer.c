@@ -190,18 +190,37 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
     bool seq_nak = syn_type == 3 && (st->p_syn & 0x1f) == 0;
     bool tells = st->p_op == ROCE_OP_ACKNOWLEDGE && (syn_type <= 1 || seq_nak);
     bool inside = psn_le(w->first_psn, p) && psn_le(p, w->last_psn);
-    if (!tells || !inside || needs_resp(w->opcode)) return 0;
-    return (uint32_t)(hls_u24)((hls_u24)p - (hls_u24)w->first_psn) + (syn_type == 0 ? 1u : 0u);
+    /* a kept ACK (acked) that ends inside w: it came while an earlier READ/atomic was the
+     * oldest, and tells what the peer has of w too */
+    uint32_t a = st->c.acked & 0xFFFFFF;
+    bool kept_inside = (st->c.acked >> 31) != 0 && psn_le(w->first_psn, a) && psn_lt(a, w->last_psn);
+    uint32_t from_kept = kept_inside ? (uint32_t)(hls_u24)((hls_u24)a - (hls_u24)w->first_psn) + 1u : 0u;
+    if (needs_resp(w->opcode)) return 0;
+    uint32_t from_pkt = tells && inside ? (uint32_t)(hls_u24)((hls_u24)p - (hls_u24)w->first_psn) + (syn_type == 0 ? 1u : 0u) : 0u;
+    return from_pkt > from_kept ? from_pkt : from_kept;
 }
 
 /* cmp_qpc_t.acked after the latched packet: a coalesced ACK at or past the first PSN of the
- * oldest WQE w, a READ/atomic still owed its response, is kept (the later of two). */
+ * oldest WQE w, a READ/atomic still owed its response, is kept (the later of two), and so is
+ * a response to a later READ/atomic. So is a
+ * sequence NAK for p past it, as the ACK of p - 1 it implies (9.7.5.1.2): while a resend of
+ * the READ is under way the NAK itself is not acted on, and without it the timeout that
+ * follows went back to the first packet of the message the NAK was in, not to p (1 MiB
+ * migration seed 1: 400 packets the peer had). */
 HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) {
     uint32_t p = (uint32_t)st->p_psn;
-    bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
-    /* an ACK already kept past p stays: the later of the two */
-    bool keep = ack && needs_resp(w->opcode) && psn_le(w->first_psn, p) && !acked_covers(&st->c, p + 1);
-    return keep ? (p | 0x80000000u) : st->c.acked;
+    unsigned syn_type = (st->p_syn >> 5) & 3;
+    bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && syn_type == 0;
+    bool seq_nak = st->p_op == ROCE_OP_ACKNOWLEDGE && syn_type == 3 && (st->p_syn & 0x1f) == 0;
+    /* a READ response or atomic ACK for a later WQE says the same: the peer has every
+     * request up to it (the resume probe's answer is often one) */
+    bool later_resp = st->p_op >= ROCE_OP_READ_RESPONSE_FIRST && st->p_op <= ROCE_OP_ATOMIC_ACKNOWLEDGE &&
+                      st->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
+    uint32_t q = seq_nak ? (p - 1) & 0xFFFFFF : p;  /* the last PSN the peer says it has */
+    /* an ACK already kept past q stays: the later of the two */
+    bool keep = (ack || seq_nak || later_resp) && needs_resp(w->opcode) && psn_le(w->first_psn, q) &&
+                !acked_covers(&st->c, q + 1);
+    return keep ? (q | 0x80000000u) : st->c.acked;
 }
 
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */

@@ -465,6 +465,64 @@ static void sc_ack_past_read_kept(void) {
     expect_u32("timeouts", st.timeouts, 0);
 }
 
+/* A sequence NAK for a PSN inside the WRITE behind a READ whose re-issue is under way: the
+ * NAK is not acted on (one resend at a time) but the ACK it implies is kept (acked). Once the
+ * READ completes, the WRITE's resend after the timeout starts at the NAKed PSN, not at the
+ * WRITE's first packet (1 MiB migration seed 1: 400 packets the peer had). */
+static void sc_nak_past_read_kept(void) {
+    qp_t q = qp_std(0, 0x001818, 1);
+    q.timeout = 1; /* 2048 cycles */
+    bring_up(&q);
+    static uint8_t data[512];
+    fill(data, 512, 9);
+    rec(&q, 0, 200, 201, NIC_WR_READ, 1, 0x1800, A(0x3000), 512, 0);
+    rec(&q, 1, 202, 209, NIC_WR_WRITE, 1, 0x1801, 0, 8 * 256, 0);
+    run(40);
+    ack(&q, 203, ACK_SYN); /* the READ's responses were lost */
+    run(60);
+    expect_ctl(NIC_REQ_REISSUE, &q, 0, 200);
+    ack(&q, 206, 0x60);    /* 206 lost: the peer has up to 205 */
+    run(60);
+    expect_nothing_more(); /* the re-issue is under way */
+    read_responses(&q, 200, data, 512);
+    run(100);
+    memcpy(exp_mem + 0x3000, data, 512);
+    expect_cqe(&q, 0x1800, NIC_WC_RDMA_READ, NIC_WC_SUCCESS, 512);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 202);
+    run(2048 + 300);
+    expect_ctl_off(NIC_REQ_REWIND, &q, 1, 206, 4);
+    ack(&q, 209, ACK_SYN);
+    run(80);
+    expect_cqe(&q, 0x1801, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 8 * 256);
+    expect_ctl(NIC_REQ_RETIRED, &q, 2, 210);
+    expect_u32("timeouts", st.timeouts, 1);
+
+    /* an atomic ACK for a later CAS (the resume probe's answer) says the peer has the FAA
+     * before it too: the FAA, whose response was lost, is asked for alone, then the CAS
+     * (answered before the FAA completed, so dropped) alone, not a go-back-N round each */
+    qp_t r = qp_std(1, 0x001819, 1);
+    bring_up(&r);
+    rec(&r, 0, 300, 300, NIC_WR_FAA, 1, 0x1810, A(0x3400), 8, 0);
+    rec(&r, 1, 301, 301, NIC_WR_CAS, 1, 0x1811, A(0x3408), 8, 0);
+    run(40);
+    resp(&r, r.qpn, ROCE_OP_ATOMIC_ACKNOWLEDGE, 301, ACK_SYN, 0x44, NULL, 0);
+    run(60);
+    expect_ctl(NIC_REQ_REISSUE, &r, 0, 300);
+    resp(&r, r.qpn, ROCE_OP_ATOMIC_ACKNOWLEDGE, 300, ACK_SYN, 0x33, NULL, 0);
+    run(100);
+    uint64_t v = 0x33;
+    memcpy(exp_mem + 0x3400, &v, 8);
+    expect_cqe(&r, 0x1810, NIC_WC_FETCH_ADD, NIC_WC_SUCCESS, 8);
+    expect_ctl(NIC_REQ_RETIRED, &r, 1, 301);
+    expect_ctl(NIC_REQ_REISSUE, &r, 1, 301);
+    resp(&r, r.qpn, ROCE_OP_ATOMIC_ACKNOWLEDGE, 301, ACK_SYN, 0x44, NULL, 0);
+    run(100);
+    v = 0x44;
+    memcpy(exp_mem + 0x3408, &v, 8);
+    expect_cqe(&r, 0x1811, NIC_WC_COMP_SWAP, NIC_WC_SUCCESS, 8);
+    expect_ctl(NIC_REQ_RETIRED, &r, 2, 302);
+}
+
 /* multi-packet READs at 1024 (PSN wrap), 4096 and 256 (misaligned, 1-packet) MTUs; a second
  * READ follows each to show the progress is per WQE; a duplicate and an out-of-order response
  * must be dropped without touching memory */
@@ -496,7 +554,7 @@ static void sc_read_mtus(void) {
         /* a duplicate of the first READ's first packet, now stale: dropped */
         resp(&q, q.qpn, n == 1 ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_READ_RESPONSE_FIRST, f1,
              ACK_SYN, 0, junk, n == 1 ? t[k].len : mtu);
-        run(400 + 3 * t[k].len / 64);
+        run(600 + 4 * t[k].len / 64);
         memcpy(exp_mem + t[k].off, d1, t[k].len);
         memcpy(exp_mem + t[k].off + 0x8000, d2, t[k].len);
         expect_cqe(&q, 0xC0 + k, NIC_WC_RDMA_READ, NIC_WC_SUCCESS, t[k].len);
@@ -1523,6 +1581,7 @@ int main(void) {
         {"coalesced_ack", sc_coalesced_ack},
         {"ack_implies_lost_read", sc_ack_implies_lost_read},
         {"ack_past_read_kept", sc_ack_past_read_kept},
+        {"nak_past_read_kept", sc_nak_past_read_kept},
         {"read_responses_mtus_psn_wrap", sc_read_mtus},
         {"atomic_ack", sc_atomic},
         {"nak_psn_sequence_error", sc_nak_seq},
