@@ -201,26 +201,21 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
 }
 
 /* cmp_qpc_t.acked after the latched packet: a coalesced ACK at or past the first PSN of the
- * oldest WQE w, a READ/atomic still owed its response, is kept (the later of two), and so is
- * a response to a later READ/atomic. So is a
- * sequence NAK for p past it, as the ACK of p - 1 it implies (9.7.5.1.2): while a resend of
- * the READ is under way the NAK itself is not acted on, and without it the timeout that
- * follows went back to the first packet of the message the NAK was in, not to p (1 MiB
- * migration seed 1: 400 packets the peer had). */
+ * oldest WQE w, a READ/atomic still owed its response, is kept (the later of two). So is a
+ * READ response or atomic ACK for a later WQE: the peer has every request up to it too (the
+ * resume probe's answer is often one; without it the timeout after the re-issue went back
+ * over every WQE behind the READ: 1 MiB migration seed 1). A sequence NAK is not kept: it
+ * says the peer lacks what follows, and `acked` makes a retry a REISSUE, which would skip it
+ * (lossy migration seed 85: an FAA the peer NAKed was never resent). */
 HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) {
     uint32_t p = (uint32_t)st->p_psn;
-    unsigned syn_type = (st->p_syn >> 5) & 3;
-    bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && syn_type == 0;
-    bool seq_nak = st->p_op == ROCE_OP_ACKNOWLEDGE && syn_type == 3 && (st->p_syn & 0x1f) == 0;
-    /* a READ response or atomic ACK for a later WQE says the same: the peer has every
-     * request up to it (the resume probe's answer is often one) */
+    bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
     bool later_resp = st->p_op >= ROCE_OP_READ_RESPONSE_FIRST && st->p_op <= ROCE_OP_ATOMIC_ACKNOWLEDGE &&
                       st->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
-    uint32_t q = seq_nak ? (p - 1) & 0xFFFFFF : p;  /* the last PSN the peer says it has */
-    /* an ACK already kept past q stays: the later of the two */
-    bool keep = (ack || seq_nak || later_resp) && needs_resp(w->opcode) && psn_le(w->first_psn, q) &&
-                !acked_covers(&st->c, q + 1);
-    return keep ? (q | 0x80000000u) : st->c.acked;
+    /* an ACK already kept past p stays: the later of the two */
+    bool keep = (ack || later_resp) && needs_resp(w->opcode) && psn_le(w->first_psn, p) &&
+                !acked_covers(&st->c, p + 1);
+    return keep ? (p | 0x80000000u) : st->c.acked;
 }
 
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */

@@ -465,11 +465,12 @@ static void sc_ack_past_read_kept(void) {
     expect_u32("timeouts", st.timeouts, 0);
 }
 
-/* A sequence NAK for a PSN inside the WRITE behind a READ whose re-issue is under way: the
- * NAK is not acted on (one resend at a time) but the ACK it implies is kept (acked). Once the
- * READ completes, the WRITE's resend after the timeout starts at the NAKed PSN, not at the
- * WRITE's first packet (1 MiB migration seed 1: 400 packets the peer had). */
-static void sc_nak_past_read_kept(void) {
+/* A later ACK that ends inside the WRITE behind a READ whose re-issue is under way is kept
+ * (acked); once the READ completes, the WRITE's resend after the timeout starts behind it,
+ * not at the WRITE's first packet. A sequence NAK past a READ is not kept: the peer lacks
+ * what follows, so the retry must be a go-back-N round, not a REISSUE that skips it (lossy
+ * migration seed 85: the NAKed FAA was never resent). */
+static void sc_kept_ack_inside_write(void) {
     qp_t q = qp_std(0, 0x001818, 1);
     q.timeout = 1; /* 2048 cycles */
     bring_up(&q);
@@ -481,7 +482,7 @@ static void sc_nak_past_read_kept(void) {
     ack(&q, 203, ACK_SYN); /* the READ's responses were lost */
     run(60);
     expect_ctl(NIC_REQ_REISSUE, &q, 0, 200);
-    ack(&q, 206, 0x60);    /* 206 lost: the peer has up to 205 */
+    ack(&q, 205, ACK_SYN); /* the peer has up to 205 of the WRITE */
     run(60);
     expect_nothing_more(); /* the re-issue is under way */
     read_responses(&q, 200, data, 512);
@@ -521,6 +522,30 @@ static void sc_nak_past_read_kept(void) {
     memcpy(exp_mem + 0x3408, &v, 8);
     expect_cqe(&r, 0x1811, NIC_WC_COMP_SWAP, NIC_WC_SUCCESS, 8);
     expect_ctl(NIC_REQ_RETIRED, &r, 2, 302);
+
+    /* a READ's second response lost, then a sequence NAK for the FAA behind it: go-back-N
+     * from the READ's missing response, so the FAA goes again too */
+    qp_t n = qp_std(2, 0x00181A, 1);
+    bring_up(&n);
+    static uint8_t d2[512];
+    fill(d2, 512, 11);
+    rec(&n, 0, 400, 401, NIC_WR_READ, 1, 0x1820, A(0x3800), 512, 0);
+    rec(&n, 1, 402, 402, NIC_WR_FAA, 1, 0x1821, A(0x3810), 8, 0);
+    run(40);
+    resp(&n, n.qpn, ROCE_OP_READ_RESPONSE_FIRST, 400, ACK_SYN, 0, d2, 256);
+    ack(&n, 402, 0x60);
+    run(100);
+    expect_ctl_off(NIC_REQ_REWIND, &n, 0, 401, 1);
+    resp(&n, n.qpn, ROCE_OP_READ_RESPONSE_ONLY, 401, ACK_SYN, 0, d2 + 256, 256);
+    resp(&n, n.qpn, ROCE_OP_ATOMIC_ACKNOWLEDGE, 402, ACK_SYN, 0x55, NULL, 0);
+    run(100);
+    memcpy(exp_mem + 0x3800, d2, 512);
+    uint64_t w = 0x55;
+    memcpy(exp_mem + 0x3810, &w, 8);
+    expect_cqe(&n, 0x1820, NIC_WC_RDMA_READ, NIC_WC_SUCCESS, 512);
+    expect_cqe(&n, 0x1821, NIC_WC_FETCH_ADD, NIC_WC_SUCCESS, 8);
+    expect_ctl(NIC_REQ_RETIRED, &n, 1, 402);
+    expect_ctl(NIC_REQ_RETIRED, &n, 2, 403);
 }
 
 /* multi-packet READs at 1024 (PSN wrap), 4096 and 256 (misaligned, 1-packet) MTUs; a second
@@ -1581,7 +1606,7 @@ int main(void) {
         {"coalesced_ack", sc_coalesced_ack},
         {"ack_implies_lost_read", sc_ack_implies_lost_read},
         {"ack_past_read_kept", sc_ack_past_read_kept},
-        {"nak_past_read_kept", sc_nak_past_read_kept},
+        {"kept_ack_inside_write", sc_kept_ack_inside_write},
         {"read_responses_mtus_psn_wrap", sc_read_mtus},
         {"atomic_ack", sc_atomic},
         {"nak_psn_sequence_error", sc_nak_seq},
