@@ -190,12 +190,12 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
     bool seq_nak = syn_type == 3 && (st->p_syn & 0x1f) == 0;
     bool tells = st->p_op == ROCE_OP_ACKNOWLEDGE && (syn_type <= 1 || seq_nak);
     bool inside = psn_le(w->first_psn, p) && psn_le(p, w->last_psn);
+    if (needs_resp(w->opcode)) return 0;
     /* a kept ACK (acked) that ends inside w: it came while an earlier READ/atomic was the
      * oldest, and tells what the peer has of w too */
     uint32_t a = st->c.acked & 0xFFFFFF;
     bool kept_inside = (st->c.acked >> 31) != 0 && psn_le(w->first_psn, a) && psn_lt(a, w->last_psn);
     uint32_t from_kept = kept_inside ? (uint32_t)(hls_u24)((hls_u24)a - (hls_u24)w->first_psn) + 1u : 0u;
-    if (needs_resp(w->opcode)) return 0;
     uint32_t from_pkt = tells && inside ? (uint32_t)(hls_u24)((hls_u24)p - (hls_u24)w->first_psn) + (syn_type == 0 ? 1u : 0u) : 0u;
     return from_pkt > from_kept ? from_pkt : from_kept;
 }

@@ -69,8 +69,10 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
     /* Go-back-N rounds: a request whose PSN is at or before the previous request's starts a
      * round (the resume probe, the last packet again, does not); a round whose first packet
      * the wire explains explains every packet of it, since a go-back-N round resends what
-     * followed the lost packet too. Rounds are followed across the move, so a round A
-     * started because of a loss goes on being the wire's on A'. */
+     * followed the lost packet too. A round A began is not the migration's either: A went
+     * back on a NAK or timeout of the peer's making (a reordered packet), Suspend-Active
+     * included, which still takes every ACK and NAK. Rounds are followed across the move:
+     * A' goes on with A's round. A first copy of a PSN ends the round. */
     bool have_prev = false, round_explained = false;
     uint32_t prev_psn = 0;
     for (size_t i = 0; i < s.n; i++) {
