@@ -305,7 +305,8 @@ static void drive_inputs(nic_tb_t *tb, nic_t *x, hostmem_port_out_t *mo) {
         memcpy(x->in + s->base, &b, s->size < sizeof b ? s->size : sizeof b);
     }
     for (unsigned d = 0; d < tb->ndma; d++) {
-        hostmem_eval(x->mem, d, &mo[d]);
+        if (tb->c.dma.eval) tb->c.dma.eval(tb->c.dma.ctx, (unsigned)(x - tb->nic), d, &mo[d]);
+        else hostmem_eval(x->mem, d, &mo[d]);
         const sport_t *rq = &tb->s[tb->dma_req[d]], *rs = &tb->s[tb->dma_resp[d]];
         set_bool(x->in, &f->in[rq->ready], mo[d].req_ready);
         if (mo[d].resp_valid) {
@@ -483,7 +484,8 @@ static void take_outputs(nic_tb_t *tb, unsigned n) {
             mi.req.len = (uint32_t)r.len;
             for (unsigned b = 0; b < 64; b++) mi.req.data[b] = (uint8_t)(r.data >> (8 * b));
         }
-        hostmem_edge(x->mem, d, &mi);
+        if (tb->c.dma.edge) tb->c.dma.edge(tb->c.dma.ctx, n, d, &mi);
+        else hostmem_edge(x->mem, d, &mi);
     }
 }
 
@@ -532,7 +534,8 @@ void nic_tb_step(nic_tb_t *tb) {
             while (wire_recv(tb->w, n, buf, sizeof buf, &len, tb->cycle) == 1) x->dropped_detached++;
             continue;
         }
-        hostmem_tick(x->mem);
+        if (tb->c.dma.tick) tb->c.dma.tick(tb->c.dma.ctx, n);
+        else hostmem_tick(x->mem);
         while (x->rxn < RXQ && wire_recv(tb->w, n, buf, sizeof buf, &len, tb->cycle) == 1)
             nic_tb_inject(tb, n, buf, len);
     }

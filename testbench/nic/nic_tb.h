@@ -49,6 +49,18 @@ typedef enum {
     NIC_TB_LOCKSTEP = 2, /* both on the same inputs, every output compared every cycle */
 } nic_tb_mode_t;
 
+/* Optional DMA backend (testbench/platform: DMA carried as PCIe TLPs): when eval is set, every
+ * DMA port of every NIC reaches it instead of the NIC's own host memory, under hostmem's cycle
+ * contract (hostmem.h): eval gives port `port` of NIC `nic` its outputs for this cycle (from
+ * registers only), edge takes the NIC's outputs of that port, tick is the clock edge of the
+ * NIC's ports. The NIC's hostmem then sees no DMA (the driver helpers below still use it). */
+typedef struct {
+    void *ctx;
+    void (*eval)(void *ctx, unsigned nic, unsigned port, hostmem_port_out_t *out);
+    void (*edge)(void *ctx, unsigned nic, unsigned port, const hostmem_port_in_t *in);
+    void (*tick)(void *ctx, unsigned nic);
+} nic_tb_dma_t;
+
 typedef struct {
     unsigned nics;          /* 1..8 */
     nic_tb_mode_t mode;
@@ -67,6 +79,7 @@ typedef struct {
      * (thread 0 is the caller); the wire, host memories and test queues stay on the caller,
      * so a run is bit-identical to the same seed on one thread. */
     unsigned threads;
+    nic_tb_dma_t dma;       /* all NULL: each NIC's own hostmem */
 } nic_tb_config_t;
 
 typedef struct nic_tb nic_tb_t;
