@@ -10,6 +10,9 @@
 // SEND with immediate, WRITE, READ (unaligned), CAS, FAA (nic_rc_traffic.h). --bulk: A WRITEs
 // COUNT x SIZE bytes to B; its goodput in bytes per NIC cycle. --direct: the same without the
 // PCIe model (registers called at once, each NIC's own ideal host memory), the baseline.
+// --bad-register: after the traffic the CPU reads NIC A's EVENT register (not modelled) and
+// writes its read-only FN register: the read must answer all ones and NIC A must report the
+// first of them, naming the offset (bad input gives a clear error, nothing else changes).
 // --name: the prefix of the PASS/FAIL names (default platform/nic[-direct][-rtl]).
 // --rows: the bulk figures as `make bench` rows (testbench/bench/bench_rows.h) on stdout, and a
 // check row for the run; everything else goes to stderr.
@@ -36,7 +39,7 @@ namespace {
 
 struct options {
     std::string iface, mode = "c", name;   // name: of the PASS/FAIL lines
-    bool verbs = false, direct = false, rows = false;
+    bool verbs = false, direct = false, rows = false, bad_register = false;
     unsigned bulk_count = 0, bulk_size = 0, lanes = 16;
 };
 
@@ -64,6 +67,7 @@ options parse(int argc, char **argv) {
         else if (a == "--verbs") o.verbs = true;
         else if (a == "--direct") o.direct = true;
         else if (a == "--rows") o.rows = true;
+        else if (a == "--bad-register") o.bad_register = true;
         else if (a == "--lanes") o.lanes = number(next(), "--lanes");
         else if (a == "--bulk") { o.bulk_count = number(next(), "--bulk COUNT"); o.bulk_size = number(next(), "--bulk SIZE"); }
         else usage(("unknown argument '" + a + "'").c_str());
@@ -191,6 +195,13 @@ struct nic_platform {
 
 void driver(const options &o, nic_platform &pf, cpu_host host[2]) {
     traffic(o, host[0].ops(), host[1].ops());
+    if (o.bad_register) {
+        nic_host_ops_t a = host[0].ops();
+        uint64_t v = 0, one = 1;
+        a.mmio_read(a.ctx, 0x400, &v, 1);    // NIC_BAR_EVENT
+        a.mmio_write(a.ctx, 0x10, &one, 1);  // NIC_BAR_FN, read-only
+        check(v == ~0ull, o.name + "/a read of an unmodelled register answers all ones", "read 0x" + std::to_string(v));
+    }
     wait(20, SC_US);   // the last ACKs and CQ doorbells settle
     pf.clock->stop();
     sc_stop();
@@ -208,8 +219,14 @@ int run_platform(const options &o) {
         for (auto &x : e->errors) why += x + "; ";
         for (auto &x : e->dma().errors) why += x + "; ";
         const char *reg = nic_models_bar_error(pf.clock->models(), unsigned(e->id - 3));
-        if (reg) why += reg;
-        check(why.empty(), p + "/" + n + " saw no bad TLP, register access or DMA request", why);
+        if (o.bad_register && e->id == 3) {
+            std::string want = "fn 0: read at BAR offset 0x400: no readable register modelled there";
+            check(reg && reg == want && why.empty(), p + "/" + n + " reports the bad register access, naming it",
+                  reg ? std::string("reported '") + reg + "'" : "nothing reported");
+        } else {
+            if (reg) why += reg;
+            check(why.empty(), p + "/" + n + " saw no bad TLP, register access or DMA request", why);
+        }
         const nic_dma_stats &st = e->dma().stats();
         printf("%s: %llu MMIO writes, %llu MMIO reads; DMA %llu reads (%llu B, %llu MRd), %llu write beats (%llu B, %llu MWr)\n",
                n.c_str(), (unsigned long long)e->mmio_writes, (unsigned long long)e->mmio_reads,
