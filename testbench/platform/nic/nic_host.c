@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nic_bar.h"
+#include "nic_suspend_cmd.h"
 
 void nic_host_layout(nic_host_t *h, uint64_t base, uint64_t mr_len) {
     h->cq_log = 6;
@@ -140,4 +141,13 @@ int nic_host_poll(nic_host_t *h, int cq, nic_cqe_t *out) {
     snprintf(h->error, sizeof h->error, "fn %u: no CQE on %s CQ after %u polls", h->fn,
              cq == NIC_HOST_SEND_CQ ? "the send" : "the receive", h->polls_max);
     return 0;
+}
+
+unsigned nic_suspend_cmd_words(unsigned fn, unsigned level, uint64_t *words, unsigned max) {
+    nic_cmd_t c = {.op = NIC_CMD_SUSPEND_FN, .fn = (nic_fn_t)fn, .level = (hls_uint(2))level};
+    unsigned n = (sizeof c + 7) / 8;
+    if (n > max) n = max;
+    memset(words, 0, 8 * n);
+    memcpy(words, &c, sizeof c < 8 * n ? sizeof c : 8 * n);
+    return n;
 }

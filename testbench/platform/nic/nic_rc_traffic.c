@@ -56,8 +56,12 @@ nic_rc_t *nic_rc_new(const nic_rc_setup_t *s) {
         h->mr_key = 0x0105u + 0x100u * (unsigned)k;
         h->pd = 7;
         nic_host_layout(h, s->base[k], s->mr_len);
-        rc->want[k] = malloc(s->mr_len);
+        rc->want[k] = calloc(1, s->mr_len);
         if (!rc->want[k]) abort();
+        if (s->mr_at[k]) {   /* a device's memory: it starts as the device has it (zero) */
+            h->mr_base = s->mr_at[k];
+            continue;
+        }
         for (uint64_t i = 0; i < s->mr_len; i++) rc->want[k][i] = pattern(s->seed, (unsigned)k, i);
         h->ops.mem_write(h->ops.ctx, h->mr_base, rc->want[k], s->mr_len);
     }
@@ -93,6 +97,7 @@ void nic_rc_free(nic_rc_t *rc) {
 static int mrs_ok(nic_rc_t *rc, char *why, size_t n) {
     for (int k = A; k <= B; k++) {
         nic_host_t *h = &rc->h[k];
+        if (rc->s.mr_at[k]) continue;   /* not in host memory: its owner checks it */
         h->ops.mem_read(h->ops.ctx, h->mr_base, rc->got, rc->s.mr_len);
         for (uint64_t i = 0; i < rc->s.mr_len; i++)
             if (rc->got[i] != rc->want[k][i]) {
@@ -223,3 +228,19 @@ int nic_rc_bulk_write(nic_rc_t *rc, unsigned count, unsigned size, uint64_t *cyc
     check(rc, ok, name, why);
     return rc->failures - before;
 }
+
+uint64_t nic_rc_start_write(nic_rc_t *rc, int side, uint64_t local_off, uint32_t len, uint64_t remote_off) {
+    nic_sq_wqe_t w = wqe(rc, side, NIC_WR_WRITE, local_off, len, remote_off);
+    nic_host_post_send(&rc->h[side], &w);
+    memcpy(rc->want[1 - side] + remote_off, rc->want[side] + local_off, len);
+    return w.wr_id;
+}
+
+int nic_rc_wait_send(nic_rc_t *rc, int side, uint64_t wr_id, const char *name) {
+    char why[512] = "";
+    int ok = cqe_ok(rc, side, NIC_HOST_SEND_CQ, wr_id, NIC_WC_RDMA_WRITE, -1, why, sizeof why);
+    check(rc, ok, name, why);
+    return ok;
+}
+
+const uint8_t *nic_rc_expected(const nic_rc_t *rc, int side) { return rc->want[side]; }

@@ -24,6 +24,9 @@ typedef struct {
     uint64_t mr_len;             /* bytes of each side's MR */
     unsigned pmtu;               /* enum ibv_mtu: 3 = 1024 */
     unsigned seed;               /* data patterns */
+    /* nonzero: side k's MR is at this bus address (a peer device's BAR: the NIC's DMA into it
+     * is peer-to-peer), not in host memory; the CPU neither fills nor checks it */
+    uint64_t mr_at[2];
 } nic_rc_setup_t;
 
 typedef struct nic_rc nic_rc_t;
@@ -37,6 +40,14 @@ int nic_rc_verbs(nic_rc_t *rc);
  * before the first doorbell to A's last CQE seen, *bytes = payload bytes that arrived equal.
  * The failures (a CQE missing or in error, a byte wrong). */
 int nic_rc_bulk_write(nic_rc_t *rc, unsigned count, unsigned size, uint64_t *cycles, uint64_t *bytes);
+
+/* Side k posts a signaled WRITE of len bytes from its MR at local_off to the other side's MR
+ * at remote_off and returns at once: the WQE's wr_id. */
+uint64_t nic_rc_start_write(nic_rc_t *rc, int side, uint64_t local_off, uint32_t len, uint64_t remote_off);
+/* Wait for side k's next send CQE: 1 if it is wr_id and successful, else 0 and a FAIL line. */
+int nic_rc_wait_send(nic_rc_t *rc, int side, uint64_t wr_id, const char *name);
+/* What side k's MR must hold now (mr_len bytes). */
+const uint8_t *nic_rc_expected(const nic_rc_t *rc, int side);
 
 #ifdef __cplusplus
 }
