@@ -102,8 +102,8 @@ static double now_us(void) {
  * silent for a while of wall time, at least grace_us and at least as long as this device
  * needs to run JUMP_GRACE_CYCLES (a peer as fast as we are answers within that), and only
  * right after the socket was found empty. What stays exact: this device's cycles given the
- * cycle each input frame was delivered at. A peer slower than that sees, at worst, a timeout
- * that was not needed (a resend RC absorbs), never a frame skipped. */
+ * cycle each input frame was delivered at. A peer slower than that may, at worst, make the
+ * device time out where ticking would not have (a resend RC absorbs), never skip a frame. */
 #define JUMP_GRACE_CYCLES (1u << 18)
 
 static double jump_grace_us(const hlsnic_dev_t *d) {
@@ -145,8 +145,9 @@ static void *clock_main(void *arg) {
          * verilated model its own VerilatedContext (rtl_glue.h), so the clock threads of
          * several devices in one process step side by side. */
         unsigned stepped = 0;
-        for (unsigned i = 0; i < n; i++, stepped++) {
+        for (unsigned i = 0; i < n; i++) {
             nic_tb_step(d->tb);
+            stepped++;
             frames_out(d);
             /* an MMIO caller waits: end the batch early (after at least YIELD_CYCLES) so an
              * access waits tens of cycles of model time, not a whole batch */
