@@ -42,7 +42,8 @@ static bool write_header(const ifc_t *ifc, const char *iface_path, const char *d
             "void %s_rtl_edge(%s_rtl *m);\n"
             "/* The whole state-struct image: every register, memory read data and cell. */\n"
             "void %s_rtl_read_state(%s_rtl *m, void *state);\n"
-            "/* Registers and memory read data only (no cells): cheap enough for every cycle. */\n"
+            "/* Registers, memory read data and FIFO entries (no memory cells): cheap enough for\n"
+            " * every cycle. */\n"
             "void %s_rtl_read_regs(%s_rtl *m, void *state);\n"
             "/* Record an FST waveform from now on (needs rtl-gen/verilate --trace). */\n"
             "void %s_rtl_trace(%s_rtl *m, const char *fst_path);\n"
@@ -81,11 +82,21 @@ static bool write_body(const ifc_t *ifc, const char *iface_path, const char *dir
         }
         fprintf(f, "};\n");
     }
+    if (ifc->n_fifos) {
+        fprintf(f, "static const rtl_fifo fifos[] = {\n");
+        for (unsigned i = 0; i < ifc->n_fifos; i++) {
+            const ifc_fifo *q = &ifc->fifos[i];
+            fprintf(f, "    {\"%s\", %u, %u, %u, %u},\n", q->name, q->width, q->depth, q->offset,
+                    q->entry_size);
+        }
+        fprintf(f, "};\n");
+    }
     fprintf(f, "static const rtl_design design = {\"%s\", %u, %u, %u, %s, %s, %s, %u, %u, %u, "
-               "%s, %u};\n\n",
+               "%s, %u, %s, %u};\n\n",
             t, ifc->in_size, ifc->out_size, ifc->state_size, ifc->n_in ? "inputs" : "nullptr",
             ifc->n_out ? "outputs" : "nullptr", ifc->n_regs ? "regs" : "nullptr", ifc->n_in,
-            ifc->n_out, ifc->n_regs, ifc->n_mems ? "mems" : "nullptr", ifc->n_mems);
+            ifc->n_out, ifc->n_regs, ifc->n_mems ? "mems" : "nullptr", ifc->n_mems,
+            ifc->n_fifos ? "fifos" : "nullptr", ifc->n_fifos);
     fprintf(f, "struct %s_rtl : rtl_glue<V%s> {\n    %s_rtl() : rtl_glue(design) {}\n};\n\n", t,
             t, t);
     fprintf(f,
@@ -147,6 +158,8 @@ static bool write_vlt(const ifc_t *ifc, const char *iface_path, const char *dir)
         ok &= public_var(f, ifc->mems[i].name, "_rdata");
         ok &= public_var(f, ifc->mems[i].name, "_cells");
     }
+    /* the FIFO module's storage, once: every FIFO instance is that one module */
+    if (ifc->n_fifos) ok &= public_var(f, "entry", "");
     return emit_close(f, dir, ifc->top, "_public.vlt") && ok;
 }
 

@@ -76,6 +76,26 @@ static int compare_rdata(run *r, const uint8_t *native, const uint8_t *rtl) {
     return 0;
 }
 
+/* A FIFO entry is compared while it is live in the C model (pushed since reset, not yet
+ * popped): the Verilog's entries are not reset, so a dead one may hold anything, but then
+ * nothing reads it (out_data is zero while a FIFO is empty), which the outputs and every
+ * other register, compared each cycle, would show. */
+static int compare_fifos(run *r, const uint8_t *native, const uint8_t *rtl) {
+    for (unsigned i = 0; i < r->ifc->n_fifos; i++) {
+        const ifc_fifo *q = &r->ifc->fifos[i];
+        for (unsigned e = 0; e < q->depth; e++) {
+            size_t at = q->offset + (size_t)q->entry_size * e;
+            if (ifc_fifo_entry_live(r->ifc, q, native, e) &&
+                !bits_equal(native + at, rtl + at, q->width)) {
+                char name[512];
+                snprintf(name, sizeof name, "%s.entry[%u]", q->name, e);
+                return mismatch(r, name, native + at, rtl + at, q->width);
+            }
+        }
+    }
+    return 0;
+}
+
 static int compare_cells(run *r, const uint8_t *native, const uint8_t *rtl) {
     for (unsigned i = 0; i < r->ifc->n_mems; i++) {
         const ifc_mem *m = &r->ifc->mems[i];
@@ -113,6 +133,7 @@ static int step(run *r) {
     equiv_rtl_read_regs(r->rtl, r->st_rtl);
     rc = compare_leaves(r, ifc->regs, ifc->n_regs, r->st_native, r->st_rtl);
     if (!rc) rc = compare_rdata(r, r->st_native, r->st_rtl);
+    if (!rc) rc = compare_fifos(r, r->st_native, r->st_rtl);
     bool cells_due = (r->cycle + 1) % CELL_CHECK_PERIOD == 0 || r->cycle + 1 == r->cycles;
     if (!rc && ifc->n_mems && cells_due) {
         equiv_rtl_read_state(r->rtl, r->st_rtl);

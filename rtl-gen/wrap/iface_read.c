@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,26 @@ static void mem_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
     PUSH(ifc->mems, ifc->n_mems) = m;
 }
 
+static void fifo_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
+    if (n != 6) {
+        problem(r, "'fifo' needs NAME WIDTH DEPTH OFFSET ENTRYSIZE");
+        return;
+    }
+    ifc_fifo q = {.name = dup(tok[1]),
+                  .width = number(r, tok[2], "width"),
+                  .depth = number(r, tok[3], "depth"),
+                  .offset = number(r, tok[4], "offset"),
+                  .entry_size = number(r, tok[5], "entry size"),
+                  .count = -1,
+                  .head = -1};
+    if (!good_name(q.name)) problem(r, "bad name '%s'", q.name);
+    if (q.width == 0 || q.entry_size < (q.width + 7) / 8)
+        problem(r, "%s: %u bits do not fit %u bytes", q.name, q.width, q.entry_size);
+    if (q.depth < 2 || (q.depth & (q.depth - 1)))
+        problem(r, "%s: depth %u is not a power of two from 2 up", q.name, q.depth);
+    PUSH(ifc->fifos, ifc->n_fifos) = q;
+}
+
 static void struct_line(reader *r, ifc_t *ifc, char **tok, unsigned n, bool *have_struct) {
     static const char *const which[3] = {"in", "out", "state"};
     unsigned *size[3] = {&ifc->in_size, &ifc->out_size, &ifc->state_size};
@@ -155,6 +176,8 @@ static void line(reader *r, ifc_t *ifc, char **tok, unsigned n, bool *have_struc
         leaf_line(r, ifc, tok, n);
     else if (!strcmp(k, "mem"))
         mem_line(r, ifc, tok, n);
+    else if (!strcmp(k, "fifo"))
+        fifo_line(r, ifc, tok, n);
     else if (!strcmp(k, "struct"))
         struct_line(r, ifc, tok, n, have_struct);
     else if (!one_arg_line(r, ifc, tok, n))
@@ -190,6 +213,19 @@ static void check(reader *r, ifc_t *ifc, const bool *have_struct) {
             ifc->state_size)
             problem(r, "memory %s does not fit struct state (%u bytes)", m->name,
                     ifc->state_size);
+    }
+    for (unsigned i = 0; i < ifc->n_fifos; i++) {
+        ifc_fifo *q = &ifc->fifos[i];
+        char name[512];
+        snprintf(name, sizeof name, "%s.count", q->name);
+        q->count = find(ifc->regs, ifc->n_regs, name);
+        snprintf(name, sizeof name, "%s.head", q->name);
+        q->head = find(ifc->regs, ifc->n_regs, name);
+        if (q->count < 0 || q->head < 0)
+            problem(r, "fifo %s: needs registers %s.count and %s.head", q->name, q->name, q->name);
+        if ((unsigned long long)q->offset + (unsigned long long)q->entry_size * q->depth >
+            ifc->state_size)
+            problem(r, "fifo %s does not fit struct state (%u bytes)", q->name, ifc->state_size);
     }
     for (unsigned i = 0; i < ifc->n_streams; i++) {
         ifc_stream *s = &ifc->streams[i];
@@ -264,6 +300,8 @@ void ifc_free(ifc_t *ifc) {
     free(ifc->mems);
     for (unsigned i = 0; i < ifc->n_streams; i++) free(ifc->streams[i].name);
     free(ifc->streams);
+    for (unsigned i = 0; i < ifc->n_fifos; i++) free(ifc->fifos[i].name);
+    free(ifc->fifos);
     for (unsigned i = 0; i < ifc->n_natives; i++) free(ifc->natives[i]);
     free(ifc->natives);
     for (unsigned i = 0; i < ifc->n_modules; i++) free(ifc->modules[i]);
@@ -275,4 +313,16 @@ bool ifc_is_stream_data(const ifc_stream *s, const char *name) {
     size_t n = strlen(s->name);
     return !strncmp(name, s->name, n) && !strncmp(name + n, "_data", 5) &&
            (name[n + 5] == '\0' || name[n + 5] == '_');
+}
+
+static unsigned reg_value(const ifc_leaf *l, const uint8_t *st) {
+    unsigned v = 0;
+    memcpy(&v, st + l->offset, l->size < sizeof v ? l->size : sizeof v);
+    return l->width < 32 ? v & ((1u << l->width) - 1) : v;
+}
+
+bool ifc_fifo_entry_live(const ifc_t *ifc, const ifc_fifo *f, const void *st, unsigned e) {
+    unsigned count = reg_value(&ifc->regs[f->count], st);
+    unsigned head = reg_value(&ifc->regs[f->head], st);
+    return ((e - head) & (f->depth - 1)) < count;
 }

@@ -22,6 +22,17 @@ typedef struct {
     unsigned elem_size;
 } ifc_mem;
 
+/* A FIFO of a composite (rtl-gen --compose): registers NAME.count and NAME.head (reg lines),
+ * entries in the Verilog array NAME.entry, not reset: entry i at offset + entry_size * i.
+ * Only the live entries (the count entries from head on, modulo depth) hold defined data. */
+typedef struct {
+    char *name;
+    unsigned width, depth;
+    unsigned offset;      /* of entry 0 in the state struct */
+    unsigned entry_size;  /* bytes per entry */
+    int count, head;      /* indices of the NAME.count and NAME.head registers */
+} ifc_fifo;
+
 typedef struct {
     char *name;
     bool is_input;     /* stream_in: NAME_valid/NAME_data* are inputs, NAME_ready an output */
@@ -37,6 +48,8 @@ typedef struct {
     unsigned n_mems;
     ifc_stream *streams;
     unsigned n_streams;
+    ifc_fifo *fifos;
+    unsigned n_fifos;
     char **natives, **modules; /* composite interfaces: extra C sources and Verilog files */
     unsigned n_natives, n_modules;
 } ifc_t;
@@ -48,5 +61,8 @@ void ifc_free(ifc_t *ifc);
 
 /* Is input/output leaf NAME part of stream S's data (NAME is S_data or S_data_...)? */
 bool ifc_is_stream_data(const ifc_stream *s, const char *name);
+
+/* Is entry E of FIFO F live (written since reset and not popped) in state image ST? */
+bool ifc_fifo_entry_live(const ifc_t *ifc, const ifc_fifo *f, const void *st, unsigned e);
 
 #endif

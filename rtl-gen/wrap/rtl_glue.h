@@ -38,6 +38,12 @@ struct rtl_mem {
     unsigned width, depth, offset, elem_size;
 };
 
+/* A composite's FIFO storage: Verilog array NAME.entry, entry i at offset + entry_size * i. */
+struct rtl_fifo {
+    const char *name;
+    unsigned width, depth, offset, entry_size;
+};
+
 struct rtl_design {
     const char *top;
     unsigned in_size, out_size, state_size;
@@ -45,6 +51,8 @@ struct rtl_design {
     unsigned n_in, n_out, n_regs;
     const rtl_mem *mems;
     unsigned n_mems;
+    const rtl_fifo *fifos;
+    unsigned n_fifos;
 };
 
 /* A VerilatedContext per model, so models share no simulation state and may be evaluated on
@@ -79,6 +87,12 @@ class rtl_glue {
             rdata_.push_back(internal(m.name, "_rdata", m.width, 0));
             cells_.push_back(internal(m.name, "_cells", m.width, m.depth));
         }
+        for (unsigned i = 0; i < d.n_fifos; i++)
+            entries_.push_back(internal(std::string(d.fifos[i].name) + ".entry", "",
+                                        d.fifos[i].width, d.fifos[i].depth));
+        /* Storage that is not reset starts as anything, as in hardware (Verilator would
+         * start it at zero, and then a read before a write would go unnoticed). */
+        scramble_unreset();
         /* Reset as the C harness starts: inputs zero, one edge with rst high. */
         for (unsigned i = 0; i < d.n_in; i++) std::memset(in_[i].p, 0, in_[i].bytes);
         model_.clk = 0;
@@ -126,10 +140,17 @@ class rtl_glue {
         time_ += 10;
     }
 
-    /* Registers and memory read-data only: what equiv compares every cycle. */
+    /* Registers, memory read-data and FIFO entries: what equiv compares every cycle. */
     void read_regs(void *state) {
         uint8_t *dst = static_cast<uint8_t *>(state);
         for (unsigned i = 0; i < d_.n_regs; i++) get(reg_[i].p, d_.regs[i], dst);
+        for (unsigned i = 0; i < d_.n_fifos; i++) {
+            const rtl_fifo &q = d_.fifos[i];
+            for (unsigned e = 0; e < q.depth; e++) {
+                rtl_leaf entry = {q.name, q.width, q.offset + q.entry_size * e, q.entry_size, false};
+                get(entries_[i].p + (size_t)entries_[i].bytes * e, entry, dst);
+            }
+        }
         for (unsigned i = 0; i < d_.n_mems; i++) {
             const rtl_mem &m = d_.mems[i];
             rtl_leaf rdata = {m.name, m.width, m.offset, m.elem_size, false};
@@ -206,6 +227,22 @@ class rtl_glue {
         return find(scope, leaf + suffix, width, depth);
     }
 
+    /* FIFO entries: a fixed pseudo-random pattern (xorshift64), so runs stay repeatable. */
+    void scramble_unreset() {
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+        for (unsigned i = 0; i < d_.n_fifos; i++)
+            for (unsigned e = 0; e < d_.fifos[i].depth; e++) {
+                uint8_t *p = entries_[i].p + (size_t)entries_[i].bytes * e;
+                for (unsigned b = 0; b < entries_[i].bytes; b++) {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    p[b] = (uint8_t)x;
+                }
+                bits_extend(p, d_.fifos[i].width, entries_[i].bytes, false);
+            }
+    }
+
     /* One leaf from the model into its struct image at DST + offset. */
     static void get(const uint8_t *p, const rtl_leaf &l, uint8_t *dst) {
         std::memcpy(dst + l.offset, p, (l.width + 7) / 8);
@@ -229,7 +266,7 @@ class rtl_glue {
     const rtl_design &d_;
     rtl_context ctx_;
     Model model_;
-    std::vector<var> in_, out_, reg_, rdata_, cells_;
+    std::vector<var> in_, out_, reg_, rdata_, cells_, entries_;
     uint64_t time_ = 0;
 #if VM_TRACE
     VerilatedFstC *trace_ = nullptr;
