@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "line_wrap.h"
 #include "names.h"
+#include "reset_proof.h"
 #include "netlist.h"
 #include "util.h"
 
@@ -39,6 +40,8 @@ typedef struct {
     int src_valid, src_ready, dst_valid, dst_ready; /* leaf indices */
     int *src_data, *dst_data;                       /* matching data leaves */
     unsigned n_data;
+    bool empty_zero; /* the FIFO zeroes its output while empty: its consumer may read the
+                      * data while valid is 0 (reset_proof_ignores_unless) */
 } link_t;
 
 typedef struct {
@@ -204,6 +207,8 @@ static void check_link(net_t *n, link_t *l) {
         return;
     }
     l->n_data = ns;
+    l->empty_zero = !reset_proof_ignores_unless(&n->inst[l->dst].c.tr, (unsigned)l->dst_valid,
+                                                l->dst_data, nd);
     for (unsigned i = 0; i < ns; i++) l->width += s->out[l->src_data[i]].width;
     l->entry_bytes = (l->width + 63) / 64 * 8;
     for (unsigned k = 0; k < n->n_link; k++) /* a stream end joins one fifo */
@@ -319,9 +324,11 @@ static FILE *open_out(const char *dir, const char *name, const char *ext) {
 /* The one FIFO module every link of the top instantiates, #(WIDTH, DEPTH). Storage is a
  * memory (LUT RAM up to FIFO_LUT_RAM_MAX_DEPTH entries, read asynchronously at head; block RAM
  * above, read one cycle ahead into head_q), written at tail, never reset: a RAM cannot be, and
- * an entry is read only through out_data, which is zero unless count != 0, i.e. unless the
- * entry at head was pushed after the last reset (count, head and tail reset to 0, and every
- * entry from head to tail was written by a push since). Timing is the same for both kinds:
+ * an entry is read only through out_data, and while count != 0 the entry at head was pushed
+ * after the last reset (count, head and tail reset to 0, and every entry from head to tail
+ * was written by a push since). While count is 0, out_data is zero (EMPTY_ZERO = 1), or, when
+ * the consumer provably ignores its data while valid is 0 (reset_proof_ignores_unless),
+ * whatever the entry at head holds (EMPTY_ZERO = 0: no gate). Timing is the same for both kinds:
  * the data pushed at an edge is out_data in the next cycle, and ready/valid come from count. */
 #define FIFO_LUT_RAM_MAX_DEPTH 64
 
@@ -333,7 +340,10 @@ static void write_fifo_module(const net_t *n, const char *dir) {
         "`default_nettype none\n"
         "module %s #(\n"
         "    parameter integer WIDTH = 1,\n"
-        "    parameter integer DEPTH = 2   // a power of two, 2 to %d\n"
+        "    parameter integer DEPTH = 2,  // a power of two, 2 to %d\n"
+        "    // 1: out_data is zero while the FIFO is empty. 0: it shows the entry at head, which\n"
+        "    // is not reset, for a consumer rtl-gen found to ignore the data while out_valid is 0\n"
+        "    parameter integer EMPTY_ZERO = 1\n"
         ") (\n"
         "    input wire clk,\n"
         "    input wire rst,\n"
@@ -368,8 +378,9 @@ static void write_fifo_module(const net_t *n, const char *dir) {
         "        end\n"
         "    end\n"
         "\n"
-        "    // Storage, not reset (a RAM cannot be): out_data shows the entry at head only\n"
-        "    // while count != 0, and then it was pushed after the last reset.\n"
+        "    // Storage, not reset (a RAM cannot be): the entry at head is pushed after the last\n"
+        "    // reset whenever count != 0; while count is 0 out_data is zero (EMPTY_ZERO) or its\n"
+        "    // consumer does not look at it.\n"
         "    reg [WIDTH-1:0] entry [0:DEPTH-1];\n"
         "    always @(posedge clk)\n"
         "        if (push) entry[tail] <= in_data;\n"
@@ -388,7 +399,13 @@ static void write_fifo_module(const net_t *n, const char *dir) {
         "            assign head_data = head_q;\n"
         "        end\n"
         "    endgenerate\n"
-        "    assign out_data = out_valid ? head_data : {WIDTH{1'b0}};\n"
+        "    generate\n"
+        "        if (EMPTY_ZERO != 0) begin : zero_when_empty\n"
+        "            assign out_data = out_valid ? head_data : {WIDTH{1'b0}};\n"
+        "        end else begin : as_stored\n"
+        "            assign out_data = head_data;\n"
+        "        end\n"
+        "    endgenerate\n"
         "endmodule\n"
         "`default_nettype wire\n",
         n->net, n->top, mod, MAX_FIFO_DEPTH, FIFO_LUT_RAM_MAX_DEPTH);
@@ -463,8 +480,8 @@ static void write_top(const net_t *n, const char *dir) {
             lo += lf->width;
         }
         char *mod = fifo_module(n);
-        fprintf(f, "    %s #(.WIDTH(%u), .DEPTH(%u)) %s (\n        .clk(clk),\n        .rst(rst),\n",
-                mod, l->width, l->depth, l->name);
+        fprintf(f, "    %s #(.WIDTH(%u), .DEPTH(%u), .EMPTY_ZERO(%d)) %s (\n        .clk(clk),\n"
+                   "        .rst(rst),\n", mod, l->width, l->depth, l->empty_zero, l->name);
         free(mod);
         fprintf(f, "        .in_valid(%s_%s),\n        .in_data(%s_in_data),\n", s->name,
                 s->c.ifc.out[l->src_valid].name, l->name);
@@ -635,6 +652,10 @@ static void write_iface(const net_t *n, const char *dir) {
         for (unsigned k = 0; k < c->n_regs; k++)
             fprintf(f, "reg %s.%s %u %u %u %d\n", in->name, c->regs[k].name, c->regs[k].width,
                     in->st_off + c->regs[k].offset, c->regs[k].size, c->regs[k].is_signed);
+        for (unsigned k = 0; c->reg_guard && k < c->n_regs; k++)
+            if (c->reg_guard[k] >= 0)
+                fprintf(f, "noreset %s.%s %s.%s\n", in->name, c->regs[k].name, in->name,
+                        c->regs[c->reg_guard[k]].name);
         for (unsigned k = 0; k < c->n_mems; k++)
             fprintf(f, "mem %s.%s %u %u %u %u\n", in->name, c->mems[k].name, c->mems[k].width,
                     c->mems[k].depth, in->st_off + c->mems[k].offset, c->mems[k].elem_size);

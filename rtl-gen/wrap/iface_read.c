@@ -79,7 +79,8 @@ static void leaf_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
                   .width = number(r, tok[2], "width"),
                   .offset = number(r, tok[3], "offset"),
                   .size = number(r, tok[4], "size"),
-                  .is_signed = !strcmp(tok[5], "1")};
+                  .is_signed = !strcmp(tok[5], "1"),
+                  .guard = -1};
     if (!good_name(l.name)) problem(r, "bad name '%s'", l.name);
     if (strcmp(tok[5], "0") && strcmp(tok[5], "1")) problem(r, "SIGNED must be 0 or 1");
     if (l.width == 0 || l.size < (l.width + 7) / 8)
@@ -130,6 +131,28 @@ static void fifo_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
     PUSH(ifc->fifos, ifc->n_fifos) = q;
 }
 
+/* "noreset NAME GUARD": register NAME is not reset and is defined while GUARD is 1; both
+ * registers are declared by earlier lines */
+static void noreset_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
+    if (n != 3) {
+        problem(r, "'noreset' needs NAME GUARD");
+        return;
+    }
+    int i = -1;
+    for (unsigned k = 0; k < ifc->n_regs && i < 0; k++)
+        if (!strcmp(ifc->regs[k].name, tok[1])) i = (int)k;
+    int g = -1;
+    for (unsigned k = 0; k < ifc->n_regs && g < 0; k++)
+        if (!strcmp(ifc->regs[k].name, tok[2])) g = (int)k;
+    if (i < 0 || g < 0) {
+        problem(r, "noreset %s %s: needs both registers declared before it", tok[1], tok[2]);
+        return;
+    }
+    if (ifc->regs[g].width != 1 || g == i)
+        problem(r, "noreset %s: guard %s must be another 1-bit register that is reset", tok[1], tok[2]);
+    ifc->regs[i].guard = g;
+}
+
 static void struct_line(reader *r, ifc_t *ifc, char **tok, unsigned n, bool *have_struct) {
     static const char *const which[3] = {"in", "out", "state"};
     unsigned *size[3] = {&ifc->in_size, &ifc->out_size, &ifc->state_size};
@@ -178,6 +201,8 @@ static void line(reader *r, ifc_t *ifc, char **tok, unsigned n, bool *have_struc
         mem_line(r, ifc, tok, n);
     else if (!strcmp(k, "fifo"))
         fifo_line(r, ifc, tok, n);
+    else if (!strcmp(k, "noreset"))
+        noreset_line(r, ifc, tok, n);
     else if (!strcmp(k, "struct"))
         struct_line(r, ifc, tok, n, have_struct);
     else if (!one_arg_line(r, ifc, tok, n))
@@ -213,6 +238,12 @@ static void check(reader *r, ifc_t *ifc, const bool *have_struct) {
             ifc->state_size)
             problem(r, "memory %s does not fit struct state (%u bytes)", m->name,
                     ifc->state_size);
+    }
+    for (unsigned i = 0; i < ifc->n_regs; i++) {
+        int g = ifc->regs[i].guard;
+        if (g >= 0 && ifc->regs[g].guard >= 0)
+            problem(r, "noreset %s: its guard %s is not reset itself", ifc->regs[i].name,
+                    ifc->regs[g].name);
     }
     for (unsigned i = 0; i < ifc->n_fifos; i++) {
         ifc_fifo *q = &ifc->fifos[i];
@@ -319,6 +350,11 @@ static unsigned reg_value(const ifc_leaf *l, const uint8_t *st) {
     unsigned v = 0;
     memcpy(&v, st + l->offset, l->size < sizeof v ? l->size : sizeof v);
     return l->width < 32 ? v & ((1u << l->width) - 1) : v;
+}
+
+bool ifc_reg_defined(const ifc_t *ifc, unsigned i, const void *st) {
+    int g = ifc->regs[i].guard;
+    return g < 0 || reg_value(&ifc->regs[g], st) != 0;
 }
 
 bool ifc_fifo_entry_live(const ifc_t *ifc, const ifc_fifo *f, const void *st, unsigned e) {

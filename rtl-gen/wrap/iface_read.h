@@ -12,6 +12,8 @@ typedef struct {
     unsigned offset;   /* bytes from the start of its struct */
     unsigned size;     /* storage bytes */
     bool is_signed;    /* bits above width hold sign copies (else zeros) */
+    int guard;         /* registers: -1 reset, else the register whose 1 makes this one
+                        * defined ("noreset NAME GUARD": not reset, read only while GUARD is 1) */
 } ifc_leaf;
 
 typedef struct {
@@ -61,6 +63,10 @@ void ifc_free(ifc_t *ifc);
 
 /* Is input/output leaf NAME part of stream S's data (NAME is S_data or S_data_...)? */
 bool ifc_is_stream_data(const ifc_stream *s, const char *name);
+
+/* Does register leaf I of IFC hold a defined value in state image ST (it is reset, or its
+ * guard is 1)? */
+bool ifc_reg_defined(const ifc_t *ifc, unsigned i, const void *st);
 
 /* Is entry E of FIFO F live (written since reset and not popped) in state image ST? */
 bool ifc_fifo_entry_live(const ifc_t *ifc, const ifc_fifo *f, const void *st, unsigned e);

@@ -53,6 +53,8 @@ struct rtl_design {
     unsigned n_mems;
     const rtl_fifo *fifos;
     unsigned n_fifos;
+    const unsigned *unreset; /* indices into regs of the registers without reset */
+    unsigned n_unreset;
 };
 
 /* A VerilatedContext per model, so models share no simulation state and may be evaluated on
@@ -138,6 +140,17 @@ class rtl_glue {
         model_.eval();
         dump(time_ + 5);
         time_ += 10;
+    }
+
+    /* The registers without reset take random values (seeded), as after a reset in hardware:
+     * what equiv does before its first cycle. Not done by default: a model and its C twin
+     * that start from zero stay equal register for register. */
+    void scramble_registers(uint64_t seed) {
+        uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+        for (unsigned k = 0; k < d_.n_unreset; k++) {
+            unsigned i = d_.unreset[k];
+            scramble(&x, reg_[i].p, d_.regs[i].width, reg_[i].bytes);
+        }
     }
 
     /* Registers, memory read-data and FIFO entries: what equiv compares every cycle. */
@@ -227,20 +240,24 @@ class rtl_glue {
         return find(scope, leaf + suffix, width, depth);
     }
 
-    /* FIFO entries: a fixed pseudo-random pattern (xorshift64), so runs stay repeatable. */
+    /* FIFO entries: a fixed pseudo-random pattern, so runs stay repeatable. */
     void scramble_unreset() {
         uint64_t x = 0x9e3779b97f4a7c15ull;
         for (unsigned i = 0; i < d_.n_fifos; i++)
-            for (unsigned e = 0; e < d_.fifos[i].depth; e++) {
-                uint8_t *p = entries_[i].p + (size_t)entries_[i].bytes * e;
-                for (unsigned b = 0; b < entries_[i].bytes; b++) {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    p[b] = (uint8_t)x;
-                }
-                bits_extend(p, d_.fifos[i].width, entries_[i].bytes, false);
-            }
+            for (unsigned e = 0; e < d_.fifos[i].depth; e++)
+                scramble(&x, entries_[i].p + (size_t)entries_[i].bytes * e, d_.fifos[i].width,
+                         entries_[i].bytes);
+    }
+
+    /* WIDTH random bits (xorshift64 from *X) into a variable of BYTES bytes */
+    static void scramble(uint64_t *x, uint8_t *p, unsigned width, unsigned bytes) {
+        for (unsigned b = 0; b < bytes; b++) {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            p[b] = (uint8_t)*x;
+        }
+        bits_extend(p, width, bytes, false);
     }
 
     /* One leaf from the model into its struct image at DST + offset. */
