@@ -235,6 +235,7 @@ static node_t *chain(parser_t *p) {
     const char *op = NULL;
     while (l) {
         skip_ws(p);
+        if (!strncmp(p->s, "&&", 2) || !strncmp(p->s, "||", 2)) return fail(p); /* not written */
         const char *found = NULL;
         for (unsigned i = 0; binops[i] && !found; i++)
             if (!strncmp(p->s, binops[i], strlen(binops[i]))) found = binops[i];
