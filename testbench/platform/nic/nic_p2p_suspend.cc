@@ -105,7 +105,7 @@ void check(bool ok, const std::string &name, const std::string &why) {
 constexpr uint16_t nic_a = 2, nic_b = 3, gpu_id = 4;
 constexpr uint64_t region[2] = {0x10000000, 0x20000000};
 // the hypervisor's own memory (not the VM's): the PF driver's buffers for the saved images
-constexpr uint64_t vm_top = 0x80000000, image_buffer[2] = {0x80000000, 0x80100000}, load_buffer = 0x90000000;
+constexpr uint64_t vm_top = 0x80000000, image_buffer[2] = {0x80000000, 0x80001000}, load_buffer = 0x90000000;
 constexpr unsigned max_blocks = 64;
 
 // The PF driver's suspend of one NIC function: SUSPEND_FN through the mailbox.
@@ -196,15 +196,18 @@ nic_rc_setup_t traffic_setup() {
     return s;
 }
 
-unsigned saved_blocks[2];
+std::vector<uint8_t> saved[2];   // each NIC's function image
 
 // After the suspend: each NIC's function image into the hypervisor's buffer, by the PF driver.
 void save_images(p2p_platform &pf) {
     for (unsigned n = 0; n < 2; n++) {
         std::string why;
-        saved_blocks[n] = fw_save_image(pf.rc, uint16_t(nic_a + n), n, image_buffer[n], max_blocks, why);
-        check(why.empty(), std::string("IMAGE_SAVE of ") + (n ? "B" : "A") + "'s function through the fabric (" +
-                               std::to_string(saved_blocks[n]) + " blocks)", why);
+        saved[n] = fw_save_image(pf.rc, uint16_t(nic_a + n), n, image_buffer[n], max_blocks, why);
+        check(why.empty() && pf.fw[n]->block_bytes == saved[n].size(),
+              std::string("IMAGE_SAVE of ") + (n ? "B" : "A") + "'s function through the fabric (" +
+                  std::to_string(saved[n].size() / NIC_FW_BLOCK_SIZE) + " blocks, as " +
+                  std::to_string(pf.fw[n]->block_bytes / 64) + " MWrs of the firmware)",
+              why.empty() ? "the firmware wrote " + std::to_string(pf.fw[n]->block_bytes) + " bytes" : why);
     }
 }
 
@@ -222,8 +225,7 @@ void check_saved_images(const options &o, p2p_platform &pf) {
     in.device_memory.resize(in.setup.mr_len);
     word_memory_read(pf.gpu.image(), bar_memory, in.device_memory.data(), in.device_memory.size());
     for (unsigned n = 0; n < 2; n++) {
-        in.image[n].resize(size_t(saved_blocks[n]) * NIC_FW_BLOCK_SIZE);
-        word_memory_read(pf.rc.host_memory, image_buffer[n], in.image[n].data(), in.image[n].size());
+        in.image[n] = saved[n];
         in.spans.push_back({n, region[n], n ? 0x4000 + in.setup.mr_len : 0x4000});   // rings, CQs (and B's MR)
     }
     in.spans.push_back({0, in.setup.mr_at[0], in.setup.mr_len});                    // A's MR in the device
@@ -233,8 +235,8 @@ void check_saved_images(const options &o, p2p_platform &pf) {
     // payload goes), flipped; the block's CRC left (the load must refuse the block) or computed
     // again (the load takes it, and B's remaining payload lands 4 KiB away)
     uint8_t *qp_block = in.image[0].data() + 4 * NIC_FW_BLOCK_SIZE;
-    if (o.image != "check" && saved_blocks[0] > 4) qp_block[16 + 572 / 8] ^= 1u << (572 % 8);
-    if (o.image == "corrupt-sealed" && saved_blocks[0] > 4) nic_dest_reseal(qp_block);
+    if (o.image != "check" && saved[0].size() > 4 * NIC_FW_BLOCK_SIZE) qp_block[16 + 572 / 8] ^= 1u << (572 % 8);
+    if (o.image == "corrupt-sealed" && saved[0].size() > 4 * NIC_FW_BLOCK_SIZE) nic_dest_reseal(qp_block);
     image_check_result r = check_images(in);
     bool want_equal = o.image == "check" && o.expect == "clean";
     std::string name = "A's and B's images loaded into fresh NICs, traffic finished there: ";
@@ -336,7 +338,7 @@ int sc_main(int argc, char **argv) {
         for (auto &p : n->ports)
             if (!p->in.empty() || !p->out.empty()) left += p->in.name() + "/tx not empty; ";
     check(left.empty(), "fabric drained", left);
-    if (o.image != "none" && saved_blocks[0] && saved_blocks[1]) check_saved_images(o, pf);
+    if (o.image != "none" && !saved[0].empty() && !saved[1].empty()) check_saved_images(o, pf);
     printf("  %s: suspend done at %.1f ns, %llu TLPs, %llu NIC cycles\n", prefix.c_str(), pf.hv->done_ns,
            (unsigned long long)(pf.fab.next_serial - 1), (unsigned long long)pf.clock->cycles());
     return failed ? 1 : 0;

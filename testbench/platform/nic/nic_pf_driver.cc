@@ -1,5 +1,6 @@
 // nic_pf_driver.cc — the PF driver's firmware commands; nic_pf_driver.h says what.
 #include "nic_pf_driver.h"
+#include "cpu_host_ops.h"
 #include "nic_fw.h"
 #include "nic_fw_mailbox.h"
 #include <cstring>
@@ -45,20 +46,24 @@ suspend_driver fw_suspend(root_complex &rc, uint16_t dev, unsigned fn) {
     return d;
 }
 
-unsigned fw_save_image(root_complex &rc, uint16_t dev, unsigned fn, uint64_t buf, unsigned max_blocks, std::string &why) {
+std::vector<uint8_t> fw_save_image(root_complex &rc, uint16_t dev, unsigned fn, uint64_t buf, unsigned max_blocks,
+                                   std::string &why) {
+    std::vector<uint8_t> image;
     for (unsigned i = 0; i < max_blocks; i++) {
         mig_cmd c{};
         c.opcode = MIG_CMD_IMAGE_SAVE;
         c.fn = uint8_t(fn);
-        c.host_addr = buf + uint64_t(i) * NIC_FW_BLOCK_SIZE;
+        c.host_addr = buf;
         fw_post(rc, dev, c, "IMAGE_SAVE");
         mig_resp r{};
         why = fw_answer(rc, dev, &r);
         if (why.empty() && (r.status != 0 || (r.answer != MIG_SAVE_BLOCK && r.answer != MIG_SAVE_PASS_END)))
             why = refusal(("IMAGE_SAVE of block " + std::to_string(i)).c_str(), r);
-        if (!why.empty()) return 0;
-        if (r.answer == MIG_SAVE_PASS_END && (r.value[2] & NIC_FW_IMG_FINAL)) return i + 1;
+        if (!why.empty()) return {};
+        image.resize(image.size() + NIC_FW_BLOCK_SIZE);
+        word_memory_read(rc.host_memory, buf, image.data() + image.size() - NIC_FW_BLOCK_SIZE, NIC_FW_BLOCK_SIZE);
+        if (r.answer == MIG_SAVE_PASS_END && (r.value[2] & NIC_FW_IMG_FINAL)) return image;
     }
     why = "no FINAL pass end within " + std::to_string(max_blocks) + " blocks";
-    return 0;
+    return {};
 }

@@ -14,6 +14,8 @@ std::string fw_answer(root_complex &rc, uint16_t dev, mig_resp *r);
 // The firmware's SUSPEND_ACTIVE / SUSPEND_PASSIVE of function fn, as the hypervisor's driver
 // of that NIC: confirmed when the answer is OK and names the state asked for.
 suspend_driver fw_suspend(root_complex &rc, uint16_t dev, unsigned fn);
-// IMAGE_SAVE of function fn until the FINAL pass's end block, block i into buf + 512 i:
-// the blocks written, or 0 and *why.
-unsigned fw_save_image(root_complex &rc, uint16_t dev, unsigned fn, uint64_t buf, unsigned max_blocks, std::string &why);
+// IMAGE_SAVE of function fn until the FINAL pass's end block, each block into the one buffer
+// at buf and copied out by the CPU once the firmware answered (as a driver sends it on):
+// the image, or nothing and *why.
+std::vector<uint8_t> fw_save_image(root_complex &rc, uint16_t dev, unsigned fn, uint64_t buf, unsigned max_blocks,
+                                   std::string &why);
