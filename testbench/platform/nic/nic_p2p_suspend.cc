@@ -341,5 +341,10 @@ int sc_main(int argc, char **argv) {
     if (o.image != "none" && !saved[0].empty() && !saved[1].empty()) check_saved_images(o, pf);
     printf("  %s: suspend done at %.1f ns, %llu TLPs, %llu NIC cycles\n", prefix.c_str(), pf.hv->done_ns,
            (unsigned long long)(pf.fab.next_serial - 1), (unsigned long long)pf.clock->cycles());
+    for (auto &f : pf.fw)
+        if (f)
+            printf("  %s: %llu mailbox commands, %llu commands on ctrl's queue, %llu cycles waiting for them\n", f->basename(),
+                   (unsigned long long)f->commands, (unsigned long long)nic_fw_commands(f->fw()),
+                   (unsigned long long)nic_fw_port_cycles(f->fw()));
     return failed ? 1 : 0;
 }
