@@ -29,7 +29,7 @@
 // image (nic_dest.h), resumes them and lets B's WRITE finish there. Check: every byte of both
 // sides' rings, CQs and MRs equals a reference run of the same traffic without PCIe and
 // without migration; with --expect loss the check must find a difference. --image corrupt:
-// a byte of A's MR record flipped in the buffer before the load (the load must refuse the
+// a bit of A's QP record (POS_VA's bit 12) flipped before the load (the load must refuse the
 // block); corrupt-sealed: the same with the block's CRC computed again (the load takes it;
 // the traffic must go wrong). In both the check must fail.
 #include "cpu_host_ops.h"
