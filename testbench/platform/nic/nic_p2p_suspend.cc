@@ -215,9 +215,11 @@ void save_images(p2p_platform &pf) {
 void check_saved_images(const options &o, p2p_platform &pf) {
     image_check_input in;
     in.iface = o.iface;
-    // The reference and the destination run the composed C model whatever the source ran: a
-    // second verilated NIC in one process does not start (it waits on a lock forever), and an
-    // RTL source's image loaded into C-model NICs checks the image as the contract between them.
+    // The reference and the destination run the composed C model whatever the source ran: with
+    // verilated NICs there the check passes, but the process then hangs at exit, freeing the
+    // platform's verilated NICs after the others were freed (Verilator's scope lock, in the
+    // Vnic destructor); and an RTL source's image loaded into C-model NICs checks the image as
+    // the contract between the two.
     in.mode = "c";
     in.setup = traffic_setup();
     in.write_len = o.size;
