@@ -9,6 +9,7 @@
 #include "nic_bar.h"
 
 #define ALL_ONES 0xffffffffffffffffull
+#define FW_OWNER 0xff
 
 typedef struct {
     uint8_t cmd[NIC_BAR_CMD_MAX], resp[NIC_BAR_RESP_MAX];
@@ -20,9 +21,12 @@ struct nic_bar_regs {
     nic_tb_t *tb;
     unsigned nic;
     fn_regs_t fn[NIC_FNS];
-    /* ctrl answers commands in the order it took them: whose answer comes next */
-    uint8_t owner[NIC_FNS];
+    /* ctrl answers commands in the order it took them: whose answer comes next (a function,
+     * or FW_OWNER: the migration firmware's own context and suspend commands) */
+    uint8_t owner[NIC_FNS + 1];
     unsigned owners;
+    bool fw_busy, fw_done;
+    nic_cmd_resp_t fw_resp;
     unsigned errors;
     char first_error[256];
 };
@@ -51,8 +55,15 @@ static void error(nic_bar_regs_t *r, const char *fmt, ...) {
 static void collect(nic_bar_regs_t *r) {
     nic_cmd_resp_t a;
     while (r->owners && nic_tb_pop(r->tb, r->nic, "ctrl_cmd_resp", &a, sizeof a)) {
-        fn_regs_t *f = &r->fn[r->owner[0]];
+        uint8_t who = r->owner[0];
         memmove(r->owner, r->owner + 1, --r->owners);
+        if (who == FW_OWNER) {
+            r->fw_resp = a;
+            r->fw_busy = false;
+            r->fw_done = true;
+            continue;
+        }
+        fn_regs_t *f = &r->fn[who];
         memset(f->resp, 0, sizeof f->resp);
         memcpy(f->resp, &a, sizeof a);
         f->status = a.status;
@@ -71,13 +82,29 @@ static void go(nic_bar_regs_t *r, unsigned fn) {
     nic_cmd_t c;
     memcpy(&c, f->cmd, sizeof c);
     c.fn = (nic_fn_t)fn;
-    if (r->owners == NIC_FNS || nic_tb_push(r->tb, r->nic, "ctrl_cmd", &c, sizeof c) < 0) {
+    if (r->owners == NIC_FNS + 1 || nic_tb_push(r->tb, r->nic, "ctrl_cmd", &c, sizeof c) < 0) {
         error(r, "fn %u: the NIC's command queue did not take the command", fn);
         return;
     }
     r->owner[r->owners++] = (uint8_t)fn;
     f->busy = true;
     f->done = false;
+}
+
+int nic_bar_regs_fw_push(nic_bar_regs_t *r, const nic_cmd_t *c) {
+    if (r->fw_busy || r->owners == NIC_FNS + 1 || nic_tb_push(r->tb, r->nic, "ctrl_cmd", c, sizeof *c) < 0) return -1;
+    r->owner[r->owners++] = FW_OWNER;
+    r->fw_busy = true;
+    r->fw_done = false;
+    return 0;
+}
+
+bool nic_bar_regs_fw_take(nic_bar_regs_t *r, nic_cmd_resp_t *a) {
+    collect(r);
+    if (!r->fw_done) return false;
+    *a = r->fw_resp;
+    r->fw_done = false;
+    return true;
 }
 
 static void doorbell(nic_bar_regs_t *r, unsigned fn, uint32_t reg, uint64_t v) {

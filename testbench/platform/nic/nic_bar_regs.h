@@ -26,6 +26,11 @@ void nic_bar_regs_free(nic_bar_regs_t *r);
 /* One aligned 64-bit register access at offset off of the NIC's window. */
 void nic_bar_regs_write(nic_bar_regs_t *r, uint64_t off, uint64_t value);
 uint64_t nic_bar_regs_read(nic_bar_regs_t *r, uint64_t off);
+/* The migration firmware's own commands (context reads and writes, SUSPEND_FN) share ctrl's
+ * queue with the functions' mailboxes: push one (-1: one of the firmware's is still
+ * unanswered, or the queue is full), then take its answer once ctrl gave it (false: not yet). */
+int nic_bar_regs_fw_push(nic_bar_regs_t *r, const nic_cmd_t *c);
+bool nic_bar_regs_fw_take(nic_bar_regs_t *r, nic_cmd_resp_t *a);
 /* Accesses that hit no register so far, and the first one as text (NULL if none). */
 unsigned nic_bar_regs_errors(const nic_bar_regs_t *r);
 const char *nic_bar_regs_error(const nic_bar_regs_t *r);

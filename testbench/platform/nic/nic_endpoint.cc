@@ -29,6 +29,20 @@ void nic_endpoint::push(tlp t) {
     fab_.poke();
 }
 
+void nic_endpoint::send_request(tlp t) {
+    t.requester = id;
+    push(std::move(t));
+}
+
+void nic_endpoint::register_write(uint64_t off, uint64_t v) {
+    if (window && window->owns(off)) window->write(off, v);
+    else nic_models_bar_write(models_, nic_, off, v);
+}
+
+uint64_t nic_endpoint::register_read(uint64_t off) {
+    return window && window->owns(off) ? window->read(off) : nic_models_bar_read(models_, nic_, off);
+}
+
 // Completions go to the outgoing queue, which has no bound: every request can be taken.
 bool nic_endpoint::can_accept(size_t, const tlp &) { return true; }
 
@@ -47,7 +61,7 @@ void nic_endpoint::accept(size_t, tlp t) {
         }
         fab_.log(&t, std::string(basename()) + " register write");
         mmio_writes++;
-        for (size_t i = 0; i < t.data.size(); i++) nic_models_bar_write(models_, nic_, off + 8 * i, t.data[i]);
+        for (size_t i = 0; i < t.data.size(); i++) register_write(off + 8 * i, t.data[i]);
         return;
     }
     if (t.kind != tlp_kind::mem_read) {
@@ -57,6 +71,6 @@ void nic_endpoint::accept(size_t, tlp t) {
     fab_.log(&t, std::string(basename()) + " register read");
     mmio_reads++;
     word_memory regs;
-    for (uint32_t i = 0; i < t.read_words; i++) regs[off + 8 * i] = nic_models_bar_read(models_, nic_, off + 8 * i);
+    for (uint32_t i = 0; i < t.read_words; i++) regs[off + 8 * i] = register_read(off + 8 * i);
     for (tlp &c : completions_for(t, id, regs, off, root_complex::max_payload_words)) push(std::move(c));
 }

@@ -13,6 +13,15 @@
 #include "nic_models.h"
 #include "node.h"
 
+// Registers of the BAR that are not the NIC's (nic_bar_regs.h) but another agent's on the
+// card (the migration firmware's mailbox, nic_firmware.h): offsets within function 0's window.
+struct card_registers {
+    virtual ~card_registers() = default;
+    virtual bool owns(uint64_t off) const = 0;
+    virtual void write(uint64_t off, uint64_t value) = 0;
+    virtual uint64_t read(uint64_t off) = 0;
+};
+
 class nic_endpoint : public fabric_node {
 public:
     nic_endpoint(sc_core::sc_module_name name, fabric_context &fab, uint16_t id, nic_models_t *models,
@@ -21,6 +30,10 @@ public:
     bool has_outgoing() const { return !out_.empty(); }
     std::vector<std::string> errors;   // bad input: what and where
     uint64_t mmio_writes = 0, mmio_reads = 0;
+    card_registers *window = nullptr;      // nullptr: every register is the NIC's
+    // A request another agent of the card makes (its requester id is the NIC's), behind
+    // everything already in the outgoing queue.
+    void send_request(tlp t);
 
 protected:
     bool can_accept(size_t port, const tlp &t) override;
@@ -29,6 +42,8 @@ protected:
 private:
     void transmit();          // the outgoing queue into the port's transmit buffer
     void push(tlp t);
+    void register_write(uint64_t off, uint64_t value);
+    uint64_t register_read(uint64_t off);
     nic_models_t *models_;
     unsigned nic_;
     std::deque<tlp> out_;

@@ -75,3 +75,5 @@ void nic_models_bar_write(nic_models_t *m, unsigned nic, uint64_t off, uint64_t 
 uint64_t nic_models_bar_read(nic_models_t *m, unsigned nic, uint64_t off) { return nic_bar_regs_read(m->bar[nic], off); }
 const char *nic_models_bar_error(const nic_models_t *m, unsigned nic) { return nic_bar_regs_error(m->bar[nic]); }
 uint64_t nic_models_frames_sent(const nic_models_t *m, unsigned nic) { return nic_tb_frames_sent(m->tb, nic); }
+struct nic_bar_regs *nic_models_bar(nic_models_t *m, unsigned nic) { return m->bar[nic]; }
+struct nic_tb *nic_models_tb(nic_models_t *m) { return m->tb; }

@@ -39,6 +39,10 @@ void nic_models_bar_write(nic_models_t *m, unsigned nic, uint64_t off, uint64_t 
 uint64_t nic_models_bar_read(nic_models_t *m, unsigned nic, uint64_t off);
 /* The first register access of nic that hit nothing, or NULL. */
 const char *nic_models_bar_error(const nic_models_t *m, unsigned nic);
+/* NIC nic's BAR0 registers (nic_bar_regs.h), and the harness itself (testbench/nic/nic_tb.h),
+ * for the C code that needs more than the calls above (the migration firmware's HAL) */
+struct nic_bar_regs *nic_models_bar(nic_models_t *m, unsigned nic);
+struct nic_tb *nic_models_tb(nic_models_t *m);
 uint64_t nic_models_frames_sent(const nic_models_t *m, unsigned nic);
 
 #ifdef __cplusplus

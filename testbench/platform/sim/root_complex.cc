@@ -75,7 +75,7 @@ void root_complex::accept(size_t port, tlp t) {
     case tlp_kind::mem_write:
         fab_.log(&t, "written to host memory");
         apply_write(host_memory, t.addr, t);
-        if (vm_copied) {
+        if (vm_copied && t.addr < vm_memory_top) {
             late_writes.push_back("host memory write after the VM memory was copied: " + describe(t));
             fab_.log(nullptr, late_writes.back());
         }

@@ -3,6 +3,7 @@
 // completion the CPU waits for). Requests for a BAR that arrive on a root port (peer-to-peer
 // redirected by ACS) go back down the root port that leads to their target.
 #pragma once
+#include "address_map.h"
 #include "node.h"
 #include <map>
 
@@ -18,6 +19,9 @@ public:
     word_memory vm_copy;
     bool vm_copied = false;
     std::vector<std::string> late_writes;
+    // Host memory from here up is the hypervisor's own (the PF driver's buffers, e.g. the
+    // NICs' saved images): writes there after the copy are not late.
+    uint64_t vm_memory_top = host_memory_top;
     uint32_t turned_down = 0;   // requests for a BAR that came up a root port and went back down
 
     // CPU side, thread context only: one MMIO access at a time, as one driver thread.

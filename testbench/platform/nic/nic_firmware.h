@@ -1,0 +1,35 @@
+// nic_firmware.h — the NIC's embedded controller on the platform: the migration firmware
+// (nic_fw.h) in its own SystemC thread, its mailbox (nic_fw_mailbox.h) in the PF's BAR, and
+// its DMA of image blocks as MWr TLPs from the NIC's endpoint.
+//   - a write of FW_GO wakes the thread, which runs the command to its end; each wait of the
+//     firmware's HAL is a SystemC wait of whole NIC cycles, so the NIC clock keeps stepping;
+//   - host_write: the block as 64-byte MWrs in the endpoint's outgoing queue, behind every
+//     DMA write the NIC made before (so the CplD of FW_STATUS that says DONE cannot pass the
+//     block: D2a), charged one cycle per 64 bytes, as a DMA port takes a beat a cycle;
+//   - host_read is not carried (the destination's load runs in a nic_tb harness: nic_dest.h).
+#pragma once
+#include "nic_endpoint.h"
+#include "nic_fw.h"
+#include "nic_fw_mailbox.h"
+
+class nic_firmware : public sc_core::sc_module, public card_registers {
+public:
+    nic_firmware(sc_core::sc_module_name name, nic_endpoint &ep, nic_models_t *models, unsigned nic);
+    ~nic_firmware() override;
+    bool owns(uint64_t off) const override;
+    void write(uint64_t off, uint64_t value) override;
+    uint64_t read(uint64_t off) override;
+    std::vector<std::string> errors;   // bad mailbox use: what and where
+    uint64_t commands = 0, block_bytes = 0;
+    const nic_fw_t *fw() const { return fw_; }
+
+private:
+    void run();
+    static void wait_cycles(void *ctx, uint32_t cycles);
+    static int host_write(void *ctx, uint64_t addr, const uint8_t *buf, uint32_t len);
+    nic_endpoint &ep_;
+    nic_fw_t *fw_;
+    uint8_t cmd_[NIC_FW_CMD_MAX] = {}, resp_[NIC_FW_RESP_MAX] = {};
+    bool busy_ = false, done_ = false;
+    sc_core::sc_event go_;
+};
