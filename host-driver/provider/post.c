@@ -10,7 +10,7 @@ static void ring_db(struct hlsnic_qp *qp, uint32_t off, uint32_t pi) {
     /* The WQE stores must be visible before the device can read them: release fence before
      * the MMIO write (a write barrier before the doorbell on real hardware). */
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    hlsnic_mmio_write64(f->dev, f->fn, off, NIC_DB_VALUE(qp->sh.qpn, pi, NIC_ARM_NONE));
+    hlsnic_bar_write(f, off, NIC_DB_VALUE(qp->sh.qpn, pi, NIC_ARM_NONE));
 }
 
 int hlsnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad) {
