@@ -405,6 +405,8 @@ static hlsnic_fn_t *fn_open(struct verbs_sysfs_dev *sysfs, int *err) {
     f->cfg_model = getenv("HLSNIC_MODEL");
     f->cfg_wire = getenv("HLSNIC_WIRE");
     f->cfg_pcap = getenv("HLSNIC_PCAP");
+    f->cfg_wire_alt = getenv("HLSNIC_MIGRATE_WIRE");
+    if (f->cfg_wire_alt && !*f->cfg_wire_alt) f->cfg_wire_alt = NULL;
     hlsnic_dev_config_t cfg = {.model = f->cfg_model, .wire = f->cfg_wire, .pcap = f->cfg_pcap};
     char why[256] = "";
     f->dev = hlsnic_dev_open(&cfg, why, sizeof why);

@@ -36,6 +36,8 @@ typedef struct {
     hyp_ram_t ram;             /* what the device may reach (every DMA mapping) */
     struct hyp_ctl *hyp;       /* migration triggers and history (hyp_trigger.c), or NULL */
     const char *cfg_model, *cfg_wire, *cfg_pcap; /* how the device was opened (the destination too) */
+    const char *cfg_wire_alt;  /* HLSNIC_MIGRATE_WIRE: migrations alternate between the two wires */
+    unsigned wire_now;         /* 0: cfg_wire, 1: cfg_wire_alt */
     uint64_t cycle_base;       /* cycles of the devices the function ran on before this one */
     unsigned fn;
     uint64_t mac;

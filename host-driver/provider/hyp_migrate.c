@@ -10,8 +10,9 @@
  *   3. the guest paused (its provider's MMIO and CQ polling wait); PRE_COPY_P2P, then
  *      STOP_COPY read to its end, then STOP: the device does nothing more;
  *   4. the shadow check: every page that changed since the pause must be in the dirty log;
- *   5. the source closed (its wire freed), a new device opened on the same wire, the guest's
- *      memory mapped on it, RESUMING, the image written into its data_fd, STOP, RUNNING_P2P,
+ *   5. the source closed (its wire freed), a new device opened on the same wire (or on
+ *      HLSNIC_MIGRATE_WIRE: another switch port; the firmware's Resume-Active announces the
+ *      function's MAC and IP there with a gratuitous ARP), the guest's memory mapped on it, RESUMING, the image written into its data_fd, STOP, RUNNING_P2P,
  *      RUNNING; the guest resumed on it, interrupts it had not taken delivered.
  * A failure up to step 4 puts the source back to RUNNING: the guest runs on where it was. */
 #define _GNU_SOURCE
@@ -135,7 +136,9 @@ static unsigned pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, uint64_t *ev, unsign
 static hlsnic_dev_t *destination(hlsnic_fn_t *f, unsigned nth, const hyp_buf_t *img, char *why, size_t cap) {
     char pcap[4096], err[256] = "";
     if (f->cfg_pcap) snprintf(pcap, sizeof pcap, "%s.mig%u", f->cfg_pcap, nth);
-    hlsnic_dev_config_t cfg = {.model = f->cfg_model, .wire = f->cfg_wire, .pcap = f->cfg_pcap ? pcap : NULL};
+    /* the source's wire, or with HLSNIC_MIGRATE_WIRE the other of the two (another switch port) */
+    const char *wire = f->cfg_wire_alt && !f->wire_now ? f->cfg_wire_alt : f->cfg_wire;
+    hlsnic_dev_config_t cfg = {.model = f->cfg_model, .wire = wire, .pcap = f->cfg_pcap ? pcap : NULL};
     hlsnic_dev_t *d = hlsnic_dev_open(&cfg, err, sizeof err);
     if (!d) {
         snprintf(why, cap, "the destination device did not open: %s", err);
@@ -198,7 +201,9 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     }
     logging = true;
     phase_end(&pc, src, t_base);
-    const char *brk = getenv("HLSNIC_MIGRATE_TEST_BREAK_LOG"); /* tests only: docs/live-migration.md */
+    /* tests only (docs/live-migration.md): break the dirty log; cancel at a phase */
+    const char *brk = getenv("HLSNIC_MIGRATE_TEST_BREAK_LOG"), *cancel = getenv("HLSNIC_MIGRATE_TEST_CANCEL");
+    if (!cancel) cancel = "";
     bool break_log = brk && strcmp(brk, "0") != 0;
     const hyp_shadow_range_t *cq = NULL;
     for (unsigned i = 0; i < sh.n && !cq; i++)
@@ -237,7 +242,14 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
                      sy.unlogged, why);
             goto out;
         }
-        if (initial == 0 && it >= 2 && (uint64_t)got + pc.ph.guest_bytes <= HYP_REMAINDER) break;
+        if (!strcmp(cancel, "pre-copy")) {
+            rc = -ECANCELED;
+            snprintf(m->result, sizeof m->result, "failed: cancelled during pre-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
+            goto out;
+        }
+        /* (a broken log gets every iteration: more chances for its unlogged write to be the
+         * last one on its page before a synchronisation) */
+        if (!break_log && initial == 0 && it >= 2 && (uint64_t)got + pc.ph.guest_bytes <= HYP_REMAINDER) break;
         usleep(HYP_ITER_GAP_US);
     }
 
@@ -247,6 +259,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     phase_begin(&pc, "pause", src, t_base);
     hyp_gate_pause(&f->gate);
     paused = true;
+    if (break_log && cq) hlsnic_dma_logging_test_skip(src, cq->va); /* work in flight completes now */
     m->down_cyc0 = pc.ph.cyc0;
     m->down_ms0 = pc.ph.ms0;
     /* what the guest's CPU wrote up to now is brought over with the last logged pages */
@@ -277,6 +290,11 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     close(fd);
     fd = -1;
     pc.ph.device_bytes = (uint64_t)got;
+    if (!strcmp(cancel, "stop-copy")) { /* the whole image was read: as if the destination went away now */
+        rc = -ECANCELED;
+        snprintf(m->result, sizeof m->result, "failed: cancelled during stop-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
+        goto out;
+    }
     if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_STOP, NULL))) {
         snprintf(m->result, sizeof m->result, "failed: STOP_COPY -> STOP: %s", strerror(-rc));
         goto out;
@@ -313,6 +331,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         abort(); /* loudly: every further access would find no device */
     }
     f->dev = dst;
+    if (f->cfg_wire_alt) f->wire_now ^= 1;
     f->irq_fd = hlsnic_dev_irq_fd(dst, f->fn);
     f->ev_lost_seen = hlsnic_mmio_read64(dst, f->fn, NIC_BAR_EVENT_LOST);
     src = dst;

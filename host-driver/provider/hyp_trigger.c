@@ -187,6 +187,13 @@ void hyp_ctl_stop(hlsnic_fn_t *f) {
     uint64_t one = 1;
     if (write(c->stop_fd, &one, sizeof one) != sizeof one) hlsnic_log(f, "cannot stop the migration thread");
     pthread_join(c->thread, NULL);
+    hlsnic_dev_stats_t st;
+    hlsnic_dev_stats(f->dev, &st);
+    unsigned pending = 0;
+    for (unsigned i = 0; i < c->nwhen; i++) pending += !c->when[i].fired;
+    fprintf(stderr, "hlsnic-hyp: closed after %u migration(s) at %llu cycles, %.1f s%s\n", c->nhist,
+            (unsigned long long)(f->cycle_base + st.cycles), (hyp_now_ms() - c->t0) / 1e3,
+            pending ? " (some --migrate-at points were never reached)" : "");
     close(c->stop_fd);
     if (c->listen_fd >= 0) {
         close(c->listen_fd);
