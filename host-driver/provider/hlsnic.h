@@ -158,6 +158,8 @@ void hlsnic_event_dispatch(hlsnic_fn_t *f, uint64_t ev);
  * (hyp_now_ms's clock). */
 int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base);
 double hyp_now_ms(void);
+/* Close a device from a thread of its own (a Verilator quirk: hyp_migrate.c). */
+void hyp_dev_close(hlsnic_dev_t *d);
 /* hyp_trigger.c: HLSNIC_MIGRATE_AT / _CTL / _TIMELINE (docs/live-migration.md). 0 or an errno. */
 int hyp_ctl_start(hlsnic_fn_t *f);
 void hyp_ctl_stop(hlsnic_fn_t *f);

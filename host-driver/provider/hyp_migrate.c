@@ -168,11 +168,27 @@ static hlsnic_dev_t *destination(hlsnic_fn_t *f, unsigned nth, const hyp_buf_t *
         }
     return d;
 fail:
-    hlsnic_dev_close(d);
+    hyp_dev_close(d);
     return NULL;
 }
 
 double hyp_now_ms(void) { return now_ms(); }
+
+/* Close a device in a thread of its own. Verilator (5.0) unregisters an RTL model's scopes
+ * through the closing thread's "current context", which is the context of the last model
+ * that thread built or ran — for the program's thread, the first device, freed by the first
+ * migration: closing a later device there uses freed memory (seen as SIGILL / an abort in
+ * VerilatedMutex::lock). A fresh thread has no current context. (The RTL glue could make
+ * its own context current before destroying the model; rtl-gen/wrap/rtl_glue.h.) */
+static void *close_main(void *d) {
+    hlsnic_dev_close(d);
+    return NULL;
+}
+void hyp_dev_close(hlsnic_dev_t *d) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, close_main, d)) hlsnic_dev_close(d); /* no thread: as before */
+    else pthread_join(t, NULL);
+}
 
 int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     hlsnic_dev_t *src = f->dev; /* only this thread replaces f->dev */
@@ -319,7 +335,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     hlsnic_dma_logging_stop(src);
     logging = false;
     f->cycle_base = guest_cycles(f, src);
-    hlsnic_dev_close(src);
+    hyp_dev_close(src);
     src = NULL;
     hlsnic_dev_t *dst = destination(f, m->n, &img, why, sizeof why);
     if (!dst) {
