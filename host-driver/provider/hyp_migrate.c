@@ -190,6 +190,13 @@ void hyp_dev_close(hlsnic_dev_t *d) {
     else pthread_join(t, NULL);
 }
 
+/* The shadow check's answer: 0, or -EIO with the pages named in m->result. */
+static int shadow_verdict(hyp_migration_t *m, const hyp_sync_t *sy, const char *why) {
+    if (!sy->unlogged) return 0;
+    snprintf(m->result, sizeof m->result, "failed: the device wrote %u page(s) its dirty log did not report: %s", sy->unlogged, why);
+    return -EIO;
+}
+
 int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     hlsnic_dev_t *src = f->dev; /* only this thread replaces f->dev */
     phase_clock_t pc = {.f = f, .m = m};
@@ -209,6 +216,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         snprintf(m->result, sizeof m->result, "failed: the guest's memory (%zu mappings): %s", f->ram.n,
                  rc == -E2BIG ? "more ranges than the device's dirty log takes (256)" : strerror(-rc));
         hyp_ram_thaw(&f->ram);
+        hyp_timeline_end(m);
         return rc;
     }
     if ((rc = hyp_shadow_log_start(&sh, src))) {
@@ -252,12 +260,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         pc.ph.device_bytes = (uint64_t)got;
         pc.ph.guest_bytes = sy.logged_bytes + sy.vcpu_bytes;
         phase_end(&pc, src, t_base);
-        if (sy.unlogged) {
-            rc = -EIO;
-            snprintf(m->result, sizeof m->result, "failed: the device wrote %u page(s) its dirty log did not report: %s",
-                     sy.unlogged, why);
-            goto out;
-        }
+        if ((rc = shadow_verdict(m, &sy, why))) goto out;
         if (!strcmp(cancel, "pre-copy")) {
             rc = -ECANCELED;
             snprintf(m->result, sizeof m->result, "failed: cancelled during pre-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
@@ -285,11 +288,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     }
     pc.ph.guest_bytes = sy.logged_bytes + sy.vcpu_bytes;
     phase_end(&pc, src, t_base);
-    if (sy.unlogged) {
-        rc = -EIO;
-        snprintf(m->result, sizeof m->result, "failed: the device wrote %u page(s) its dirty log did not report: %s", sy.unlogged, why);
-        goto out;
-    }
+    if ((rc = shadow_verdict(m, &sy, why))) goto out;
     phase_begin(&pc, "pre-copy-p2p", src, t_base);
     if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_PRE_COPY_P2P, NULL))) {
         snprintf(m->result, sizeof m->result, "failed: PRE_COPY -> PRE_COPY_P2P: %s", strerror(-rc));
@@ -322,11 +321,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     }
     pc.ph.guest_bytes = sy.logged_bytes;
     phase_end(&pc, src, t_base);
-    if (sy.unlogged) {
-        rc = -EIO;
-        snprintf(m->result, sizeof m->result, "failed: the device wrote %u page(s) its dirty log did not report: %s", sy.unlogged, why);
-        goto out;
-    }
+    if ((rc = shadow_verdict(m, &sy, why))) goto out;
     m->image_bytes = img.n;
 
     /* 5. switch-over */
