@@ -310,6 +310,15 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         snprintf(m->result, sizeof m->result, "failed: cancelled during stop-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
         goto out;
     }
+    if (!strcmp(cancel, "illegal-arc")) { /* a driver bug: an arc the uAPI does not have */
+        rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_PRE_COPY, NULL);
+        enum hlsnic_mig_state now = HLSNIC_MIG_ERROR;
+        hlsnic_vfio_get_state(src, f->fn, &now);
+        snprintf(m->result, sizeof m->result, "failed: STOP_COPY -> PRE_COPY answered %s, the device stayed in %s (HLSNIC_MIGRATE_TEST_CANCEL)",
+                 rc ? strerror(-rc) : "success", state_name(now));
+        if (!rc) rc = -EIO;
+        goto out;
+    }
     if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_STOP, NULL))) {
         snprintf(m->result, sizeof m->result, "failed: STOP_COPY -> STOP: %s", strerror(-rc));
         goto out;
