@@ -158,8 +158,14 @@ void hlsnic_event_dispatch(hlsnic_fn_t *f, uint64_t ev);
  * (hyp_now_ms's clock). */
 int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base);
 double hyp_now_ms(void);
-/* Close a device from a thread of its own (a Verilator quirk: hyp_migrate.c). */
+/* hyp_devices.c: close a device from a thread of its own (a Verilator quirk); open the
+ * destination on the function's next wire, map the guest, load the image and bring it to
+ * RUNNING (NULL with the reason in why); the source back to RUNNING after a failure; the
+ * source's pending interrupts (at most cap). */
 void hyp_dev_close(hlsnic_dev_t *d);
+hlsnic_dev_t *hyp_destination(hlsnic_fn_t *f, unsigned nth, const hyp_buf_t *img, char *why, size_t cap);
+void hyp_source_back(hlsnic_fn_t *f, hlsnic_dev_t *d);
+unsigned hyp_pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, uint64_t *ev, unsigned cap);
 /* hyp_trigger.c: HLSNIC_MIGRATE_AT / _CTL / _TIMELINE (docs/live-migration.md). 0 or an errno. */
 int hyp_ctl_start(hlsnic_fn_t *f);
 void hyp_ctl_stop(hlsnic_fn_t *f);

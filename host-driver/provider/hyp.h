@@ -11,6 +11,7 @@
  *   hyp_shadow.c    the shadow copy of that memory, updated only from the device's dirty log,
  *                   compared with the real memory at switch-over
  *   hyp_migrate.c   one migration: pre-copy, QEMU's stop order, the image into a new device
+ *   hyp_devices.c   the work on the source and the destination device (stream, load, close)
  *   hyp_timeline.c  the phases of each migration on stderr and as JSON
  *   hyp_trigger.c   when to migrate: HLSNIC_MIGRATE_AT, the control socket
  *
@@ -99,6 +100,15 @@ typedef struct {
  * paused: only the device can have written it); in a CQ ring (device only) or when strict it
  * is counted in unlogged and named in why. 0 or -errno of a REPORT. */
 int hyp_shadow_sync(hyp_shadow_t *s, hlsnic_dev_t *d, bool strict, hyp_sync_t *out, char *why, size_t cap);
+
+/* ---- hyp_devices.c (the calls that need the provider's function are in hlsnic.h) ---- */
+typedef struct {
+    uint8_t *b;
+    size_t n, cap;
+} hyp_buf_t; /* the migration stream as read from the source */
+/* Append what the stream holds now (to_end: until the device closes it, at most 60 s).
+ * Bytes read, or -errno. */
+long hyp_stream_read(int fd, hyp_buf_t *img, bool to_end);
 
 /* ---- hyp_timeline.c ---- */
 typedef struct {
