@@ -75,6 +75,7 @@ typedef struct {
     uintptr_t va;     /* page-aligned */
     size_t len;       /* whole pages */
     bool device_only; /* every mapping in it is HYP_RAM_DEVICE_ONLY */
+    bool program;     /* it holds program memory (HYP_RAM_SHARED: MRs) */
     uint8_t *copy;
 } hyp_shadow_range_t;
 typedef struct {
@@ -93,12 +94,13 @@ typedef struct {
     uint64_t logged_bytes; /* pages the dirty log reported, copied */
     uint64_t vcpu_bytes;   /* pages the guest's CPU changed (not device-only), copied */
     unsigned unlogged;     /* pages that changed with no one allowed to change them unlogged */
+    unsigned ambiguous;    /* strict: program memory changed unlogged (the device or a program thread) */
 } hyp_sync_t;
 /* Bring the shadow up to date: pages that differ from real memory are noted, then every
  * range is REPORTed; reported pages are copied. A page that differs but was not reported is
- * the guest CPU's write (copied) in a range the CPU may write, unless `strict` (the guest is
- * paused: only the device can have written it); in a CQ ring (device only) or when strict it
- * is counted in unlogged and named in why. 0 or -errno of a REPORT. */
+ * counted in unlogged (named in why) in a CQ ring, or when `strict` (the guest is paused) in
+ * the provider's rings; counted in ambiguous (copied, named) when strict in program memory;
+ * otherwise it is the guest CPU's write (copied). 0 or -errno of a REPORT. */
 int hyp_shadow_sync(hyp_shadow_t *s, hlsnic_dev_t *d, bool strict, hyp_sync_t *out, char *why, size_t cap);
 
 /* ---- hyp_devices.c (the calls that need the provider's function are in hlsnic.h) ---- */

@@ -211,9 +211,13 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         snprintf(m->result, sizeof m->result, "failed: DMA logging REPORT: %s", strerror(-rc));
         goto out;
     }
-    pc.ph.guest_bytes = sy.logged_bytes;
+    pc.ph.guest_bytes = sy.logged_bytes + sy.ambiguous * (uint64_t)HYP_PAGE;
     phase_end(&pc, src, t_base);
     if ((rc = shadow_verdict(m, &sy, why))) goto out;
+    if (sy.ambiguous)
+        fprintf(stderr, "hlsnic-hyp: migration %u: warning: %u page(s) of the program's memory changed while the guest was paused "
+                        "and are not in the device's dirty log (the device's unlogged write, or a program thread writing outside "
+                        "a verbs call); copied: %s\n", m->n, sy.ambiguous, why);
     m->image_bytes = img.n;
 
     /* 5. switch-over */

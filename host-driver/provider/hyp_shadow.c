@@ -27,7 +27,8 @@ static int gather(hyp_shadow_t *s, const hyp_ram_t *ram) {
     for (size_t i = 0; i < ram->n; i++) {
         uintptr_t a = ram->m[i].va & ~(uintptr_t)(HYP_PAGE - 1);
         uintptr_t b = (ram->m[i].va + ram->m[i].len + HYP_PAGE - 1) & ~(uintptr_t)(HYP_PAGE - 1);
-        r[i] = (hyp_shadow_range_t){.va = a, .len = b - a, .device_only = ram->m[i].kind == HYP_RAM_DEVICE_ONLY};
+        r[i] = (hyp_shadow_range_t){.va = a, .len = b - a, .device_only = ram->m[i].kind == HYP_RAM_DEVICE_ONLY,
+                                    .program = ram->m[i].kind == HYP_RAM_SHARED};
     }
     qsort(r, ram->n, sizeof *r, by_va);
     unsigned n = 0;
@@ -37,6 +38,7 @@ static int gather(hyp_shadow_t *s, const hyp_ram_t *ram) {
             uintptr_t end = r[i].va + r[i].len > p->va + p->len ? r[i].va + r[i].len : p->va + p->len;
             p->len = end - p->va;
             p->device_only = p->device_only && r[i].device_only;
+            p->program = p->program || r[i].program;
         } else {
             r[n++] = r[i];
         }
@@ -84,8 +86,20 @@ int hyp_shadow_log_start(hyp_shadow_t *s, hlsnic_dev_t *d) {
 
 /* One pass over a range: which pages differ from the shadow (before the REPORT, so a write
  * that lands between the two is in the REPORT if it was logged), then the REPORT: a reported
- * page is copied (the log's work); a differing page the log did not report was written by the
- * vCPUs (adopted, unless strict) or by the device without logging (an error). */
+ * page is copied (the log's work). A differing page the log did not report:
+ *   - in a CQ ring (only the device writes it): the device's unlogged write, an error;
+ *   - while the guest runs (not strict), elsewhere: the guest CPU's write, copied;
+ *   - after the pause (strict), in the provider's rings (written only inside the gate): an
+ *     error; in the program's own memory: ambiguous (the device, or a program thread writing
+ *     its memory outside a verbs call, which the gate does not stop), copied and named. */
+static void name_page(char *why, size_t cap, size_t *used, unsigned nth, const hyp_shadow_range_t *r, size_t p, size_t off) {
+    if (nth >= 4 || *used >= cap) return;
+    int w = snprintf(why + *used, cap - *used, "%spage 0x%lx (%s, first differing byte +0x%zx)", nth ? "; " : "",
+                     (unsigned long)(r->va + p * HYP_PAGE),
+                     r->device_only ? "a CQ ring" : r->program ? "the program's memory" : "a work queue ring", off);
+    if (w > 0) *used += (size_t)w;
+}
+
 static int sync_range(hyp_shadow_range_t *r, hlsnic_dev_t *d, uint64_t *diff, uint64_t *rep, bool strict,
                       hyp_sync_t *out, char *why, size_t cap, size_t *used) {
     size_t pages = r->len / HYP_PAGE;
@@ -101,20 +115,23 @@ static int sync_range(hyp_shadow_range_t *r, hlsnic_dev_t *d, uint64_t *diff, ui
         if (reported) {
             memcpy(copy, real, HYP_PAGE);
             out->logged_bytes += HYP_PAGE;
-        } else if (differs && !strict && !r->device_only) {
-            memcpy(copy, real, HYP_PAGE);
-            out->vcpu_bytes += HYP_PAGE;
-        } else if (differs) {
-            size_t off = 0;
-            while (off < HYP_PAGE && real[off] == copy[off]) off++;
-            if (out->unlogged < 4 && *used < cap) {
-                int w = snprintf(why + *used, cap - *used, "%spage 0x%lx (%s, first differing byte +0x%zx)",
-                                 out->unlogged ? "; " : "", (unsigned long)(r->va + p * HYP_PAGE),
-                                 r->device_only ? "a CQ ring" : "guest memory", off);
-                if (w > 0) *used += (size_t)w;
-            }
-            out->unlogged++;
+            continue;
         }
+        if (!differs) continue;
+        size_t off = 0;
+        while (off < HYP_PAGE && real[off] == copy[off]) off++;
+        if (r->device_only || (strict && !r->program)) {
+            name_page(why, cap, used, out->unlogged + out->ambiguous, r, p, off);
+            out->unlogged++;
+            continue;
+        }
+        if (strict) {
+            name_page(why, cap, used, out->unlogged + out->ambiguous, r, p, off);
+            out->ambiguous++;
+        } else {
+            out->vcpu_bytes += HYP_PAGE;
+        }
+        memcpy(copy, real, HYP_PAGE);
     }
     return 0;
 }

@@ -76,18 +76,20 @@ static void test_shadow(void) {
     hyp_ram_init(&ram);
     uint8_t *mr = mmap(NULL, 4 * HYP_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     uint8_t *cq = mmap(NULL, HYP_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *sq = mmap(NULL, HYP_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     /* an MR that does not start on a page and overlaps a second one: merged into one range */
     int a = hyp_ram_map(&ram, &d, mr + 100, 2 * HYP_PAGE, HYP_RAM_SHARED);
     int b = hyp_ram_map(&ram, &d, mr + HYP_PAGE, 3 * HYP_PAGE, HYP_RAM_SHARED);
     int c = hyp_ram_map(&ram, &d, cq, HYP_PAGE, HYP_RAM_DEVICE_ONLY);
-    check(!a && !b && !c && ram.n == 3, "ram: three mappings recorded", "map failed");
+    int q = hyp_ram_map(&ram, &d, sq, HYP_PAGE, HYP_RAM_CPU);
+    check(!a && !b && !c && !q && ram.n == 4, "ram: four mappings recorded", "map failed");
     hyp_ram_freeze(&ram);
     hyp_shadow_t s;
     uint64_t bytes = 0;
     int rc = hyp_shadow_build(&s, &ram, &bytes);
     int cq_alone = 0;
     for (unsigned i = 0; rc == 0 && i < s.n; i++) cq_alone += s.r[i].device_only && s.r[i].va == (uintptr_t)cq;
-    check(!rc && s.n == 2 && bytes == 5 * HYP_PAGE && cq_alone == 1,
+    check(!rc && s.n == 3 && bytes == 6 * HYP_PAGE && cq_alone == 1,
           "shadow: overlapping MRs merged page-aligned, the CQ ring a range of its own, copied whole", "wrong ranges");
     rc = hyp_shadow_log_start(&s, d);
     hyp_sync_t sy;
@@ -101,10 +103,16 @@ static void test_shadow(void) {
     char want[64];
     snprintf(want, sizeof want, "page 0x%lx (a CQ ring, first differing byte +0x40)", (unsigned long)(uintptr_t)cq);
     check(!r1 && sy.unlogged == 1 && strstr(why, want), "shadow: a CQ ring page changed and not logged is an error naming it", why);
-    mr[HYP_PAGE] ^= 1; /* after the pause (strict) any unlogged change is the device's */
+    mr[HYP_PAGE] ^= 1; /* after the pause (strict): program memory changed unlogged is ambiguous */
+    sq[0x100] = 7;     /* ... a work queue ring (the provider writes it only inside the gate) is an error */
     r1 = hyp_shadow_sync(&s, d, true, &sy, why, sizeof why);
-    snprintf(want, sizeof want, "page 0x%lx (guest memory, first differing byte +0x0)", (unsigned long)(uintptr_t)(mr + HYP_PAGE));
-    check(!r1 && sy.unlogged == 2 && strstr(why, want), "shadow: strict (guest paused): an MR page changed and not logged is an error", why);
+    char want2[96];
+    snprintf(want, sizeof want, "page 0x%lx (the program's memory, first differing byte +0x0)", (unsigned long)(uintptr_t)(mr + HYP_PAGE));
+    snprintf(want2, sizeof want2, "page 0x%lx (a work queue ring, first differing byte +0x100)", (unsigned long)(uintptr_t)sq);
+    check(!r1 && sy.unlogged == 2 && sy.ambiguous == 1 && strstr(why, want) && strstr(why, want2),
+          "shadow: strict (guest paused): a ring page changed unlogged is an error, a program page ambiguous, both named", why);
+    r1 = hyp_shadow_sync(&s, d, true, &sy, why, sizeof why);
+    check(!r1 && sy.ambiguous == 0 && sy.unlogged == 2, "shadow: an ambiguous page is copied (not reported twice), errors stay", why);
     hlsnic_dma_logging_stop(d);
     hyp_shadow_free(&s);
     hyp_ram_thaw(&ram);
@@ -113,7 +121,7 @@ static void test_shadow(void) {
     int m2 = d2 ? hyp_ram_map_all(&ram, d2) : -1;
     int u = hyp_ram_unmap(&ram, &d, cq, HYP_PAGE);
     int u2 = hyp_ram_unmap(&ram, &d, cq, HYP_PAGE);
-    check(!m2 && !u && u2 == -1 && errno == ENOENT && ram.n == 2, "ram: map_all on a destination; unmap removes the record (twice: ENOENT)",
+    check(!m2 && !u && u2 == -1 && errno == ENOENT && ram.n == 3, "ram: map_all on a destination; unmap removes the record (twice: ENOENT)",
           "map_all or unmap misbehaved");
     hlsnic_dev_close(d2);
     hlsnic_dev_close(d);
