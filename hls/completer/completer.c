@@ -796,5 +796,5 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         }
     }
 
-    st->now = now + 1;
+    st->now = now + 1 + in->time_skip;
 }

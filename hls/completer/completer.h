@@ -17,6 +17,9 @@ typedef struct {
     bool req_ctl_ready;
     bool cqe_ready;
     bool ev_ready;
+    /* cycles the clock skips after this edge: `now` advances by 1 + time_skip. 0 in hardware;
+     * the simulator's idle jump (docs/device.md "Idle: the clock jumps") sets it for one cycle */
+    uint32_t time_skip;
 } completer_in;
 
 typedef struct {

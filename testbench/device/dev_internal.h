@@ -25,6 +25,7 @@
 #include "nic_bar.h"
 #include "nic_if.h"
 #include "../nic/nic_tb.h"
+#include "../nic/clock_jump.h"
 #include "../lib/pcap.h"
 #include "../../rtl-gen/wrap/iface_read.h"
 
@@ -54,6 +55,9 @@ typedef struct {
     char local_path[108];            /* unix: unlinked at close */
     bool stalled;                    /* the last frame was lost to a full peer: do not wait again
                                         until a send succeeds (dev_port_send) */
+    uint64_t drop[16];               /* test hook: numbers of received datagrams to drop */
+    unsigned ndrop;
+    uint64_t received;               /* datagrams received so far */
 } dev_port_t;
 
 typedef struct {
@@ -105,6 +109,12 @@ struct hlsnic_dev {
     atomic_uint waiters;             /* MMIO callers waiting for mu: the clock thread yields */
     int wake_fd;                     /* eventfd: MMIO gave the NIC work, stop sleeping */
     unsigned batch, idle_us;
+    /* the idle jump (testbench/nic/clock_jump.h): NULL when off */
+    clock_jump_t *jump;
+    unsigned grace_us;               /* wall time the wire must be silent first (at least) */
+    double idle_since_us;            /* when the current idle stretch began; 0: busy */
+    uint64_t step_cycles;            /* cycles stepped and the wall time it took, for the */
+    double step_us;                  /* device's own speed (the grace scales with it) */
 
     dev_model_t model;
     nic_tb_t *tb;
@@ -177,6 +187,10 @@ bool dev_port_send(dev_port_t *p, const uint8_t *frame, size_t len);
 /* Receive one datagram without blocking: its length (0: an empty datagram; more than cap:
  * it was cut), or -1 when none waits. */
 long dev_port_recv(dev_port_t *p, uint8_t *buf, size_t cap);
+/* The test hook's list ("1,3"; NULL or "" for none): 0, or -1 with the reason in err. */
+int dev_port_set_drops(dev_port_t *p, const char *spec, char *err, size_t errlen);
+/* Count one received datagram; true if the list says to drop it. */
+bool dev_port_drop_next(dev_port_t *p);
 
 /* dev_model.c: 0, or -1 with the reason in err */
 int dev_model_open(dev_model_t *m, const char *name, char *err, size_t errlen);

@@ -165,3 +165,31 @@ long dev_port_recv(dev_port_t *p, uint8_t *buf, size_t cap) {
     ssize_t k = recv(p->fd, buf, cap, MSG_DONTWAIT | MSG_TRUNC);
     return k >= 0 ? (long)k : -1; /* k may exceed cap: MSG_TRUNC reports the datagram's length */
 }
+
+int dev_port_set_drops(dev_port_t *p, const char *spec, char *err, size_t errlen) {
+    p->ndrop = 0;
+    for (const char *s = spec; s && *s;) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(s, &end, 10);
+        if (end == s || errno || n == 0 || (*end && *end != ',') || *s == '-' || *s == '+') {
+            snprintf(err, errlen, "drop_rx '%s': '%.*s' is not a frame number (1, 2, ...)", spec,
+                     (int)strcspn(s, ","), s);
+            return -1;
+        }
+        if (p->ndrop == sizeof p->drop / sizeof *p->drop) {
+            snprintf(err, errlen, "drop_rx '%s': more than %zu frames", spec, sizeof p->drop / sizeof *p->drop);
+            return -1;
+        }
+        p->drop[p->ndrop++] = n;
+        s = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+bool dev_port_drop_next(dev_port_t *p) {
+    p->received++;
+    for (unsigned i = 0; i < p->ndrop; i++)
+        if (p->drop[i] == p->received) return true;
+    return false;
+}

@@ -35,8 +35,8 @@ static void frames_in(hlsnic_dev_t *d) {
         if (nic_tb_rx_full(d->tb, 0)) return;
         long len = dev_port_recv(&d->port, d->frame, DEV_FRAME_MAX);
         if (len < 0) return;
-        if (len == 0 || len > (long)DEV_FRAME_MAX) {
-            d->st.rx_dropped++; /* empty or cut */
+        if (len == 0 || len > (long)DEV_FRAME_MAX || dev_port_drop_next(&d->port)) {
+            d->st.rx_dropped++; /* empty, cut, or lost on purpose (the test hook) */
             continue;
         }
         if (d->pcap) pcap_write(d->pcap, d->frame, (size_t)len, nic_tb_now(d->tb) * NS_PER_CYCLE);
@@ -96,6 +96,42 @@ static double now_us(void) {
 #define YIELD_CYCLES 16u
 #define IDLE_DUTY 4u
 
+/* ---- the idle jump (testbench/nic/clock_jump.h; docs/device.md) ----
+ * A frame from the peer is an external event the device cannot foresee: the peer runs its own
+ * clock in another process, at its own speed. So the device jumps only after the wire has been
+ * silent for a while of wall time, at least grace_us and at least as long as this device
+ * needs to run JUMP_GRACE_CYCLES (a peer as fast as we are answers within that), and only
+ * right after the socket was found empty. What stays exact: this device's cycles given the
+ * cycle each input frame was delivered at. A peer slower than that may, at worst, make the
+ * device time out where ticking would not have (a resend RC absorbs), never skip a frame. */
+#define JUMP_GRACE_CYCLES (1u << 18)
+
+static double jump_grace_us(const hlsnic_dev_t *d) {
+    double own = d->step_cycles ? JUMP_GRACE_CYCLES * d->step_us / (double)d->step_cycles : 0;
+    return own > d->grace_us ? own : d->grace_us;
+}
+
+/* clock_jump_try's tick: one cycle as a batch runs it; stop when an MMIO caller waits */
+static bool jump_tick(void *arg) {
+    hlsnic_dev_t *d = arg;
+    if (atomic_load(&d->waiters)) return false;
+    nic_tb_step(d->tb);
+    frames_out(d);
+    return true;
+}
+
+/* mu held, the NIC idle for grace: look at the wire once more, then jump if nothing came */
+static void try_jump(hlsnic_dev_t *d) {
+    frames_in(d);
+    if (nic_tb_rx_queued(d->tb, 0) || dev_mmio_pending(d)) return;
+    uint64_t s = clock_jump_try(d->jump, UINT64_MAX, jump_tick, d);
+    if (s) {
+        d->st.jumps++;
+        d->st.cycles_jumped += s;
+    }
+    dev_collect(d);
+}
+
 static void *clock_main(void *arg) {
     hlsnic_dev_t *d = arg;
     bool idle = false;
@@ -108,8 +144,10 @@ static void *clock_main(void *arg) {
         /* No lock between devices: each NIC's C model has its own edge queue (hls.h) and each
          * verilated model its own VerilatedContext (rtl_glue.h), so the clock threads of
          * several devices in one process step side by side. */
+        unsigned stepped = 0;
         for (unsigned i = 0; i < n; i++) {
             nic_tb_step(d->tb);
+            stepped++;
             frames_out(d);
             /* an MMIO caller waits: end the batch early (after at least YIELD_CYCLES) so an
              * access waits tens of cycles of model time, not a whole batch */
@@ -120,6 +158,12 @@ static void *clock_main(void *arg) {
          * move (no command, doorbell, frame or DMA). */
         idle = nic_tb_transfers(d->tb, 0) == t0 && !dev_mmio_pending(d) && !nic_tb_rx_queued(d->tb, 0) &&
                hostmem_idle(nic_tb_mem(d->tb, 0));
+        double t_end = now_us();
+        d->step_cycles += stepped;
+        d->step_us += t_end - t_start;
+        if (!idle) d->idle_since_us = 0;
+        else if (!d->idle_since_us) d->idle_since_us = t_end;
+        else if (d->jump && t_end - d->idle_since_us >= jump_grace_us(d)) try_jump(d);
         pthread_mutex_unlock(&d->mu);
         if (idle) {
             double took = now_us() - t_start, us = took * IDLE_DUTY;
@@ -174,6 +218,7 @@ hlsnic_dev_t *hlsnic_dev_open(const hlsnic_dev_config_t *cfg, char *err, size_t 
     for (unsigned f = 0; f < NIC_FNS; f++) d->fn[f].irq_fd = -1;
     d->batch = cfg->batch_cycles ? cfg->batch_cycles : 256;
     d->idle_us = cfg->idle_sleep_us ? cfg->idle_sleep_us : 50;
+    d->grace_us = cfg->clock_jump_grace_us ? cfg->clock_jump_grace_us : 50000;
 
     if (dev_model_open(&d->model, cfg->model, err, errlen)) goto fail;
     nic_tb_config_t c;
@@ -206,6 +251,8 @@ hlsnic_dev_t *hlsnic_dev_open(const hlsnic_dev_config_t *cfg, char *err, size_t 
         goto fail;
     }
     if (dev_port_open(&d->port, cfg->wire, err, errlen)) goto fail;
+    if (dev_port_set_drops(&d->port, cfg->drop_rx ? cfg->drop_rx : getenv("HLSNIC_DROP_RX"), err, errlen)) goto fail;
+    if (!cfg->no_clock_jump && !(d->jump = clock_jump_new(d->tb, err, errlen))) goto fail;
     if (cfg->pcap && !(d->pcap = pcap_open(cfg->pcap))) {
         snprintf(err, errlen, "pcap %s: %s", cfg->pcap, strerror(errno));
         goto fail;
@@ -249,6 +296,7 @@ void hlsnic_dev_close(hlsnic_dev_t *d) {
     for (unsigned f = 0; f < NIC_FNS; f++)
         if (d->fn[f].irq_fd >= 0) close(d->fn[f].irq_fd);
     if (d->ifc) ifc_free(d->ifc);
+    clock_jump_free(d->jump);
     nic_tb_free(d->tb);
     dev_model_close(&d->model);
     free(d->frame);

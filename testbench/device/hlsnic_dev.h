@@ -32,6 +32,16 @@ typedef struct {
      * work or a received frame (docs/device.md, "Threads and timing"). */
     unsigned batch_cycles;  /* 0 -> 256 */
     unsigned idle_sleep_us; /* 0 -> 50 */
+    /* The idle jump (docs/device.md, "Idle: the clock jumps"): a device with nothing to do but
+     * wait for a timer moves its clock to just before the deadline in one step, once the wire
+     * has been silent for clock_jump_grace_us of wall time (0 -> 50000) and for as long as
+     * this device needs to run 2^18 cycles. no_clock_jump != 0 ticks instead (comparisons). */
+    unsigned clock_jump_grace_us;
+    int no_clock_jump;
+    /* Test hook: drop the received datagrams numbered here ("1,3": the first and the third,
+     * counted from 1), as a lossy link would; NULL -> the HLSNIC_DROP_RX environment variable
+     * (so a program under hlsnic-run can be given a lost frame). Counted in rx_dropped. */
+    const char *drop_rx;
 } hlsnic_dev_config_t;
 
 /* Start a device. NULL on failure, with the reason in err (e.g. "wire unix:/x,/y: bind
@@ -68,6 +78,7 @@ typedef struct {
     /* additions (docs/device.md) */
     uint64_t tx_dropped;   /* frames the NIC sent that the socket did not take (peer absent, full) */
     uint64_t mmio_errors;  /* MMIO accesses that were not a register (hlsnic_dev_mmio_error) */
+    uint64_t jumps, cycles_jumped; /* idle jumps, and the cycles they skipped (in `cycles`) */
 } hlsnic_dev_stats_t;
 void hlsnic_dev_stats(hlsnic_dev_t *d, hlsnic_dev_stats_t *s);
 /* The first DMA fault as text ("cycle 123: write 0x7f..+64 outside every mapping"), or NULL. */

@@ -434,6 +434,11 @@ uint64_t hostmem_now(const hostmem_t *m) { return m->now; }
 unsigned hostmem_outstanding(const hostmem_t *m, unsigned port) {
     return port < m->cfg.nports ? m->ports[port].rd_n : 0;
 }
+void hostmem_advance(hostmem_t *m, uint64_t n) {
+    m->now += n;
+    m->st.cycles += n;
+}
+
 bool hostmem_idle(const hostmem_t *m) {
     if (m->wq_n) return false;
     for (unsigned p = 0; p < m->cfg.nports; p++)

@@ -136,6 +136,9 @@ uint64_t hostmem_now(const hostmem_t *m);
 unsigned hostmem_outstanding(const hostmem_t *m, unsigned port);
 /* True when nothing is pending: no outstanding read, no unapplied write. */
 bool hostmem_idle(const hostmem_t *m);
+/* The clock jumps n cycles at once (testbench/nic/clock_jump.h), legal only while idle:
+ * nothing is pending, so only the cycle count moves. */
+void hostmem_advance(hostmem_t *m, uint64_t n);
 
 /* ---- backdoor (host CPU / test): instantaneous, not counted as DMA ---- */
 /* Returns 0, or -1 when a page could not be allocated (max_pages; see hostmem_error). */

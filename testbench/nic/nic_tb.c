@@ -69,6 +69,8 @@ struct nic_tb {
     uint64_t cycle;
     char mismatch[256];
     step_threads_t *threads; /* NULL: one thread */
+    int time_skip_leaf;      /* the completer's comp_time_skip input, or -1 (nic_tb_step_skip) */
+    uint32_t time_skip;      /* driven on it during this step only */
 };
 
 static void step_nic_model(void *arg, unsigned n);
@@ -133,6 +135,7 @@ nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
     tb->c = *c;
     tb->ifc = f;
     tb->frame_in = tb->frame_out = -1;
+    tb->time_skip_leaf = find_leaf(f->in, f->n_in, "comp_time_skip");
     for (unsigned i = 0; i < f->n_streams && tb->ns < MAX_STREAMS; i++) {
         sport_t *s = &tb->s[tb->ns];
         s->name = f->streams[i].name;
@@ -281,6 +284,7 @@ static bool mac_may_start(const nic_tb_t *tb, const nic_t *x) {
 static void drive_inputs(nic_tb_t *tb, nic_t *x, hostmem_port_out_t *mo) {
     const ifc_t *f = tb->ifc;
     memset(x->in, 0, f->in_size);
+    if (tb->time_skip) memcpy(x->in + f->in[tb->time_skip_leaf].offset, &tb->time_skip, sizeof tb->time_skip);
     for (unsigned i = 0; i < tb->ns; i++) {
         const sport_t *s = &tb->s[i];
         if (s->is_input) {
@@ -305,7 +309,8 @@ static void drive_inputs(nic_tb_t *tb, nic_t *x, hostmem_port_out_t *mo) {
         memcpy(x->in + s->base, &b, s->size < sizeof b ? s->size : sizeof b);
     }
     for (unsigned d = 0; d < tb->ndma; d++) {
-        hostmem_eval(x->mem, d, &mo[d]);
+        if (tb->c.dma.eval) tb->c.dma.eval(tb->c.dma.ctx, (unsigned)(x - tb->nic), d, &mo[d]);
+        else hostmem_eval(x->mem, d, &mo[d]);
         const sport_t *rq = &tb->s[tb->dma_req[d]], *rs = &tb->s[tb->dma_resp[d]];
         set_bool(x->in, &f->in[rq->ready], mo[d].req_ready);
         if (mo[d].resp_valid) {
@@ -483,7 +488,8 @@ static void take_outputs(nic_tb_t *tb, unsigned n) {
             mi.req.len = (uint32_t)r.len;
             for (unsigned b = 0; b < 64; b++) mi.req.data[b] = (uint8_t)(r.data >> (8 * b));
         }
-        hostmem_edge(x->mem, d, &mi);
+        if (tb->c.dma.edge) tb->c.dma.edge(tb->c.dma.ctx, n, d, &mi);
+        else hostmem_edge(x->mem, d, &mi);
     }
 }
 
@@ -532,12 +538,44 @@ void nic_tb_step(nic_tb_t *tb) {
             while (wire_recv(tb->w, n, buf, sizeof buf, &len, tb->cycle) == 1) x->dropped_detached++;
             continue;
         }
-        hostmem_tick(x->mem);
+        if (tb->c.dma.tick) tb->c.dma.tick(tb->c.dma.ctx, n);
+        else hostmem_tick(x->mem);
         while (x->rxn < RXQ && wire_recv(tb->w, n, buf, sizeof buf, &len, tb->cycle) == 1)
             nic_tb_inject(tb, n, buf, len);
     }
     tb->cycle++;
 }
+
+bool nic_tb_step_skip(nic_tb_t *tb, uint32_t skip) {
+    if (skip && tb->time_skip_leaf < 0) return false;
+    tb->time_skip = skip;
+    nic_tb_step(tb);
+    tb->time_skip = 0;
+    tb->cycle += skip;
+    for (unsigned n = 0; n < tb->c.nics; n++)
+        if (!tb->nic[n].detached) hostmem_advance(tb->nic[n].mem, skip);
+    return true;
+}
+
+bool nic_tb_quiet(const nic_tb_t *tb, unsigned nic) {
+    const nic_t *x = &tb->nic[nic];
+    if (x->detached) return true;
+    for (unsigned i = 0; i < tb->ns; i++)
+        if (tb->s[i].is_input && x->qn[i]) return false;
+    return !x->rxn && !x->tx_len && hostmem_idle(x->mem);
+}
+
+bool nic_tb_read_state(const nic_tb_t *tb, unsigned nic, void *state) {
+    const nic_t *x = &tb->nic[nic];
+    if (tb->c.mode != NIC_TB_RTL) memcpy(state, x->st, tb->ifc->state_size);
+    else if (tb->m.rtl_read_state) {
+        memset(state, 0, tb->ifc->state_size);
+        tb->m.rtl_read_state(x->rtl, state);
+    } else return false;
+    return true;
+}
+
+const ifc_t *nic_tb_iface(const nic_tb_t *tb) { return tb->ifc; }
 
 void nic_tb_run(nic_tb_t *tb, uint64_t cycles) {
     for (uint64_t i = 0; i < cycles; i++) nic_tb_step(tb);
@@ -667,7 +705,7 @@ int nic_tb_modify_qp_rts(nic_tb_t *tb, unsigned nic, nic_fn_t fn, uint32_t qpn, 
     c.qp.max_rd_atomic = NIC_MAX_DEST_RD_ATOMIC; /* the peer's responder resources */
     c.qp.state = NIC_QPS_RTS;
     c.qp.sq_psn = (hls_u24)sq_psn;
-    c.qp.timeout = 14;
+    c.qp.timeout = tb->c.qp_timeout ? tb->c.qp_timeout : 14;
     c.qp.retry_cnt = 7;
     c.qp.rnr_retry = 7;
     return nic_tb_cmd(tb, nic, &c, NULL);

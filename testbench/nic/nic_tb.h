@@ -20,6 +20,7 @@
 #include "nic_if.h"
 #include "../lib/hostmem.h"
 #include "../lib/wire.h"
+#include "../../rtl-gen/wrap/iface_read.h"
 
 /* The composite model: the generated C function and, optionally, the verilated model's C
  * API. NIC_TB_MODEL(top) fills both from TOP / TOP_rtl_* (include TOP_rtl.h first). */
@@ -49,6 +50,18 @@ typedef enum {
     NIC_TB_LOCKSTEP = 2, /* both on the same inputs, every output compared every cycle */
 } nic_tb_mode_t;
 
+/* Optional DMA backend (testbench/platform: DMA carried as PCIe TLPs): when eval is set, every
+ * DMA port of every NIC reaches it instead of the NIC's own host memory, under hostmem's cycle
+ * contract (hostmem.h): eval gives port `port` of NIC `nic` its outputs for this cycle (from
+ * registers only), edge takes the NIC's outputs of that port, tick is the clock edge of the
+ * NIC's ports. The NIC's hostmem then sees no DMA (the driver helpers below still use it). */
+typedef struct {
+    void *ctx;
+    void (*eval)(void *ctx, unsigned nic, unsigned port, hostmem_port_out_t *out);
+    void (*edge)(void *ctx, unsigned nic, unsigned port, const hostmem_port_in_t *in);
+    void (*tick)(void *ctx, unsigned nic);
+} nic_tb_dma_t;
+
 typedef struct {
     unsigned nics;          /* 1..8 */
     nic_tb_mode_t mode;
@@ -67,6 +80,10 @@ typedef struct {
      * (thread 0 is the caller); the wire, host memories and test queues stay on the caller,
      * so a run is bit-identical to the same seed on one thread. */
     unsigned threads;
+    nic_tb_dma_t dma;       /* all NULL: each NIC's own hostmem */
+    /* the local ACK timeout exponent nic_tb_modify_qp_rts gives (4.096 us * 2^t); 0 -> 14,
+     * what rdma-core's programs ask for */
+    unsigned qp_timeout;
 } nic_tb_config_t;
 
 typedef struct nic_tb nic_tb_t;
@@ -96,6 +113,20 @@ void *nic_tb_rtl(nic_tb_t *tb, unsigned nic);
 /* One clock cycle of every NIC, its host memory and the wire. */
 void nic_tb_step(nic_tb_t *tb);
 void nic_tb_run(nic_tb_t *tb, uint64_t cycles);
+/* One cycle in which the completer's clock skips `skip` cycles after the edge (its
+ * comp_time_skip input): the harness's cycle, and every host memory's, advance by 1 + skip.
+ * Exact only when nothing else would have changed in the skipped cycles but periodic idle
+ * state (clock_jump.h decides that); false, and nothing done, when the model has no such
+ * input and skip != 0. */
+bool nic_tb_step_skip(nic_tb_t *tb, uint32_t skip);
+/* Nothing waits to enter nic: no item queued on an input stream, no received frame queued,
+ * no frame half sent, no DMA outstanding in its host memory (a detached NIC is quiet). */
+bool nic_tb_quiet(const nic_tb_t *tb, unsigned nic);
+/* The model's whole state in the C layout (the RTL's through rtl_read_state in RTL mode; the
+ * C model's in C and lock-step mode): false when the RTL model cannot be read. */
+bool nic_tb_read_state(const nic_tb_t *tb, unsigned nic, void *state);
+/* The composite's interface (leaf, register and memory offsets of the state). */
+const ifc_t *nic_tb_iface(const nic_tb_t *tb);
 /* Steps until cond(tb, arg) holds (checked before each step); false after max cycles. */
 bool nic_tb_run_until(nic_tb_t *tb, bool (*cond)(nic_tb_t *, void *), void *arg, uint64_t max);
 

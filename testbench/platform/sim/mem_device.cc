@@ -97,7 +97,7 @@ void mem_device::accept(size_t, tlp t) {
             return;
         }
         fab_.log(&t, std::string(basename()) + " applies it");
-        for (size_t i = 0; i < t.data.size(); i++) memory_[off + 8 * i] = t.data[i];
+        apply_write(memory_, off, t);
         return;
     }
     if (t.kind != tlp_kind::mem_read) {

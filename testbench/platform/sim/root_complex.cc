@@ -15,6 +15,18 @@ size_t root_complex::port_towards(uint16_t node) const {
     throw std::runtime_error("root complex: no root port leads to node " + std::to_string(node));
 }
 
+void apply_write(word_memory &m, uint64_t base, const tlp &t) {
+    size_t n = t.data.size();
+    for (size_t i = 0; i < n; i++) {
+        uint8_t be = uint8_t((i == 0 ? t.first_be : 0xff) & (i == n - 1 ? t.last_be : 0xff));
+        uint64_t mask = 0;
+        for (int b = 0; b < 8; b++)
+            if (be >> b & 1) mask |= 0xffull << (8 * b);
+        uint64_t &w = m[base + 8 * i];
+        w = (w & ~mask) | (t.data[i] & mask);
+    }
+}
+
 std::vector<tlp> completions_for(const tlp &r, uint16_t completer, const word_memory &m,
                                  uint64_t a, uint32_t max_words) {
     std::vector<tlp> out;
@@ -62,7 +74,7 @@ void root_complex::accept(size_t port, tlp t) {
     switch (t.kind) {
     case tlp_kind::mem_write:
         fab_.log(&t, "written to host memory");
-        for (size_t i = 0; i < t.data.size(); i++) host_memory[t.addr + 8 * i] = t.data[i];
+        apply_write(host_memory, t.addr, t);
         if (vm_copied) {
             late_writes.push_back("host memory write after the VM memory was copied: " + describe(t));
             fab_.log(nullptr, late_writes.back());
@@ -76,7 +88,8 @@ void root_complex::accept(size_t port, tlp t) {
         if (!cpu_waiting_ || t.tag != cpu_tag_)
             throw std::runtime_error("root complex: unexpected completion " + describe(t));
         fab_.log(&t, "CPU reads it");
-        cpu_value_ = t.data.empty() ? 0 : t.data[0];
+        cpu_words_.insert(cpu_words_.end(), t.data.begin(), t.data.end());
+        if (!t.last) return;
         cpu_waiting_ = false;
         cpu_completion_.notify(SC_ZERO_TIME);
     }
@@ -94,11 +107,16 @@ void root_complex::answer(size_t port, const tlp &r) {
 
 void root_complex::mmio_write(uint16_t device, uint64_t offset, uint64_t value,
                               const std::string &note) {
+    mmio_write_words(device, offset, {value}, note);
+}
+
+void root_complex::mmio_write_words(uint16_t device, uint64_t offset,
+                                    const std::vector<uint64_t> &words, const std::string &note) {
     tlp t;
     t.kind = tlp_kind::mem_write;
     t.requester = id;
     t.addr = bar_base(device) + offset;
-    t.data = {value};
+    t.data = words;
     t.id_ordering = mmio_id_ordering;
     t.note = note;
     fab_.stamp(t);
@@ -106,18 +124,25 @@ void root_complex::mmio_write(uint16_t device, uint64_t offset, uint64_t value,
 }
 
 uint64_t root_complex::mmio_read(uint16_t device, uint64_t offset, const std::string &note) {
+    std::vector<uint64_t> w = mmio_read_words(device, offset, 1, note);
+    return w.empty() ? 0 : w[0];
+}
+
+std::vector<uint64_t> root_complex::mmio_read_words(uint16_t device, uint64_t offset,
+                                                    uint32_t words, const std::string &note) {
     tlp t;
     t.kind = tlp_kind::mem_read;
     t.requester = id;
     t.tag = ++cpu_tag_;
     t.addr = bar_base(device) + offset;
-    t.read_words = 1;
+    t.read_words = words;
     t.note = note;
     fab_.stamp(t);
     cpu_waiting_ = true;
+    cpu_words_.clear();
     send(port_towards(device), std::move(t));
     while (cpu_waiting_) wait(cpu_completion_);
-    return cpu_value_;
+    return cpu_words_;
 }
 
 void root_complex::copy_vm_memory() {

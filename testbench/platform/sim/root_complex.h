@@ -23,6 +23,12 @@ public:
     // CPU side, thread context only: one MMIO access at a time, as one driver thread.
     void mmio_write(uint16_t device, uint64_t offset, uint64_t value, const std::string &note);
     uint64_t mmio_read(uint16_t device, uint64_t offset, const std::string &note);
+    // The same with several words: one MWr (a write-combined burst), or one MRd whose
+    // completions the CPU gathers.
+    void mmio_write_words(uint16_t device, uint64_t offset, const std::vector<uint64_t> &words,
+                          const std::string &note);
+    std::vector<uint64_t> mmio_read_words(uint16_t device, uint64_t offset, uint32_t words,
+                                          const std::string &note);
     void copy_vm_memory();
     bool mmio_id_ordering = false;   // the CPU's MMIO writes carry the IDO bit
 
@@ -37,9 +43,13 @@ private:
     void answer(size_t port, const tlp &request);
     uint8_t cpu_tag_ = 0;
     bool cpu_waiting_ = false;
-    uint64_t cpu_value_ = 0;
+    std::vector<uint64_t> cpu_words_;
     sc_core::sc_event cpu_completion_;
 };
+
+// Apply a memory write to m: word i of t's payload at base + 8 i, only the bytes its byte
+// enables name in the first and last word.
+void apply_write(word_memory &m, uint64_t base, const tlp &t);
 
 // Split n words starting at address a of memory m into completions for request r, at most
 // max_words each (all but the last with last = false). A zero-word read gets one Cpl.

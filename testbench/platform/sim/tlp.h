@@ -25,6 +25,10 @@ struct tlp {
     uint64_t addr = 0;             // requests: target address; completions: unused
     uint32_t read_words = 0;       // mem_read: 8-byte words asked for (0: a zero-byte read)
     std::vector<uint64_t> data;    // payload in 8-byte words (writes, fetch_add operand, CplD)
+    // mem_write: which bytes of the first and of the last payload word are written (bit i =
+    // byte i), as PCIe's First / Last DW Byte Enables do for its 4-byte words; a one-word
+    // write uses both masks. Full words by default.
+    uint8_t first_be = 0xff, last_be = 0xff;
     bool last = true;              // completions: the final one of its request
     bool relaxed_ordering = false; // attribute bit RO
     bool id_ordering = false;      // attribute bit IDO

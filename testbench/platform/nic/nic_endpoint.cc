@@ -1,0 +1,62 @@
+// nic_endpoint.cc — BAR TLPs to the NIC's registers, the NIC's DMA to TLPs.
+#include "nic_endpoint.h"
+#include "address_map.h"
+#include "root_complex.h"
+
+using namespace sc_core;
+
+nic_endpoint::nic_endpoint(sc_module_name name, fabric_context &fab, uint16_t id, nic_models_t *models,
+                           unsigned nic, unsigned dma_ports, nic_dma_limits lim)
+    : fabric_node(name, fab, id), models_(models), nic_(nic), dma_(id, dma_ports, out_, lim) {
+    SC_HAS_PROCESS(nic_endpoint);
+    SC_THREAD(transmit);
+}
+
+// One TLP at a time into the transmit buffer, waiting for room; the DMA side adds to out_ on
+// the NIC's clock and pokes the fabric, which wakes this thread.
+void nic_endpoint::transmit() {
+    for (;;) {
+        while (out_.empty()) wait(fab_.changed);
+        tlp t = std::move(out_.front());
+        out_.pop_front();
+        fab_.stamp(t);
+        send(0, std::move(t));
+    }
+}
+
+void nic_endpoint::push(tlp t) {
+    out_.push_back(std::move(t));
+    fab_.poke();
+}
+
+// Completions go to the outgoing queue, which has no bound: every request can be taken.
+bool nic_endpoint::can_accept(size_t, const tlp &) { return true; }
+
+void nic_endpoint::accept(size_t, tlp t) {
+    if (!t.is_request()) {
+        std::string why;
+        if (t.requester != id || !dma_.complete(t, why))
+            errors.push_back(std::string(basename()) + ": " + (why.empty() ? "completion for another requester: " + describe(t) : why));
+        return;
+    }
+    uint64_t off = t.addr - bar_base(id);
+    if (t.kind == tlp_kind::mem_write) {
+        if (t.first_be != 0xff || t.last_be != 0xff) {
+            errors.push_back(std::string(basename()) + ": register write with partial byte enables: " + describe(t));
+            return;
+        }
+        fab_.log(&t, std::string(basename()) + " register write");
+        mmio_writes++;
+        for (size_t i = 0; i < t.data.size(); i++) nic_models_bar_write(models_, nic_, off + 8 * i, t.data[i]);
+        return;
+    }
+    if (t.kind != tlp_kind::mem_read) {
+        errors.push_back(std::string(basename()) + ": unsupported request " + describe(t));
+        return;
+    }
+    fab_.log(&t, std::string(basename()) + " register read");
+    mmio_reads++;
+    word_memory regs;
+    for (uint32_t i = 0; i < t.read_words; i++) regs[off + 8 * i] = nic_models_bar_read(models_, nic_, off + 8 * i);
+    for (tlp &c : completions_for(t, id, regs, off, root_complex::max_payload_words)) push(std::move(c));
+}
