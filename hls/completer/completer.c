@@ -260,12 +260,21 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     out->cqes = st->cqes;
     out->dropped = st->dropped;
 
+    /* throttle: a response packet starts only if its payload is in its function's bucket
+     * (waiting, not dropping: the peer's responder slows down by back-pressure); each bucket
+     * gains rate / 1024 bytes per cycle up to CMP_THR_CAP */
+    const nic_fn_t pkt_fn = in->rx_pkt.data.fn;
+    const uint32_t pkt_cost = (uint32_t)in->rx_pkt.data.hdr.payload_len << 10;
+    const bool budget_ok = st->thr_rate[pkt_fn] == 0 || st->thr_tokens[pkt_fn] >= pkt_cost;
+    bool pkt_taken = false;
+
     switch (st->phase) {
     case CP_IDLE: {
         /* priority: configuration, then responses and new WQEs alternating with the timer
          * scan (scan_turn), so a busy block still looks at every timer; idle, it scans */
         bool rec_avail = st->rb_valid || in->wqe_rec.valid; /* the buffered one is older */
-        bool scan_now = !(in->rx_pkt.valid || rec_avail) || st->scan_turn;
+        bool pkt_avail = in->rx_pkt.valid && (in->rx_pkt.data.mig_mark || budget_ok);
+        bool scan_now = !(pkt_avail || rec_avail) || st->scan_turn;
         unsigned passive = 0;
         for (unsigned f = 0; f < NIC_FNS; f++) passive |= (st->level[f] == NIC_SUSPEND_PASSIVE ? 1u : 0u) << f;
         unsigned mk_due = passive & st->mk_rx & st->mk_req & ~(unsigned)st->mk_sent;
@@ -313,6 +322,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 }
                 st->level[g->fn] = g->level;
             }
+            if (g->kind == NIC_CFG_THROTTLE) st->thr_rate[g->fn] = g->rate > CMP_THR_CAP ? CMP_THR_CAP : g->rate;
         } else if (mk_due != 0) {
             /* PASSIVE, both input markers in: nothing of the function can arrive any more */
             unsigned m = mk_due;
@@ -348,9 +358,10 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         } else if (in->rx_pkt.valid && in->rx_pkt.data.mig_mark) {
             out->rx_pkt_ready = 1;          /* rx_dispatch's marker: no packet, no beats */
             st->mk_rx = st->mk_rx | (hls_uint(NIC_FNS))(1u << (unsigned)in->rx_pkt.data.fn);
-        } else if (in->rx_pkt.valid) {
+        } else if (pkt_avail) {
             const roce_hdr_t *r = &in->rx_pkt.data.hdr;
             out->rx_pkt_ready = 1;
+            pkt_taken = true;
             st->p_op = r->opcode;
             st->p_psn = r->psn;
             st->p_qpn = r->dest_qp;
@@ -796,5 +807,13 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         }
     }
 
+    for (unsigned f = 0; f < NIC_FNS; f++) {
+        uint32_t t = st->thr_tokens[f] + st->thr_rate[f];
+        if (t > CMP_THR_CAP) t = CMP_THR_CAP;
+        if (pkt_taken && pkt_fn == f && st->thr_rate[f] != 0) t = t - pkt_cost; /* it was in the bucket */
+        st->thr_tokens[f] = st->thr_rate[f] == 0 ? 0 : t;
+    }
+    /* the simulator's idle jump skips time_skip cycles; it checks first that nothing but
+     * `now` changes over a scan period, so a bucket still filling holds it back */
     st->now = now + 1 + in->time_skip;
 }

@@ -105,6 +105,9 @@ typedef struct {
 } cmp_wrec_t;
 _Static_assert(sizeof(cmp_wrec_t) == 40, "ring row: no padding");
 
+/* a throttle bucket holds at most 16 KiB (in 1/1024 bytes): the burst after a quiet spell */
+#define CMP_THR_CAP ((uint32_t)16384 << 10)
+
 typedef struct {
     HLS_MEM(cmp_qpc_t, NIC_QPS) qpc;
     HLS_MEM(cmp_wrec_t, NIC_QPS * NIC_OUTSTANDING) ring; /* row qp * NIC_OUTSTANDING + slot */
@@ -145,6 +148,10 @@ typedef struct {
     hls_uint(NIC_FNS) mk_sent;    /* our markers are out: nothing of the function changes */
     nic_fn_t mk_fn;               /* the function whose markers are being sent */
     uint64_t dirty;               /* qpc rows written since their NIC_CTX_DIRTY read */
+    /* NIC_CFG_THROTTLE (DA9): a token bucket per function on the response payload written
+     * to host memory (READ data), in 1/1024 bytes; rate 0 = off (docs/completer.md) */
+    uint32_t thr_rate[NIC_FNS];
+    uint32_t thr_tokens[NIC_FNS];
     hls_u128 ctx_ans;             /* the NIC_EV_CTX word being answered */
     nic_fn_t ctx_fn;
     bool ctx_wr;

@@ -639,14 +639,29 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
     case RQ_LOAD: {
         req_ctx_t c = row_now(st);
         /* the resume probe (RQ_IDLE, NIC_CFG_SUSPEND): after a ring rebuild, and only if a
-         * packet was sent and not acknowledged. The position steps back one packet; sending
-         * it moves the position back to where it was, so the stream goes on unchanged */
+         * packet was sent and not acknowledged. When the oldest unretired WQE is a SEND/WRITE,
+         * its first packet goes again and the position returns (ret) to where it was: the
+         * peer answers any PSN before its expected one with a cumulative ACK (C9-105), also
+         * after it NAKed once and drops everything else (9.7.5.1.2: the NAK went to a PASSIVE
+         * source). A READ/atomic there would be executed again (a whole READ response), so
+         * then the position steps back one packet instead; sending it moves the position back
+         * to where it was, so the stream goes on unchanged */
         bool probe = ((st->probe >> (unsigned)st->q) & 1) != 0 && !c.rebuild;
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
         bool resend = probe && live && !c.flushing && !c.quiesced && c.una_psn != c.next_psn &&
                       (c.offset != 0 || c.sq_head != c.una);
+        bool from_una = resend && !c.ret && (c.rd_mask & rd_bit(c.una)) == 0;
         if (probe) st->probe = bit_set(st->probe, st->q, false);
-        if (resend && c.offset != 0) {           /* inside WQE sq_head: one MTU back */
+        if (from_una) {                          /* WQE una's first packet, then back here */
+            c.ret = true;
+            c.ret_head = c.sq_head;
+            c.ret_offset = c.offset;
+            c.ret_psn = c.next_psn;
+            c.sq_head = c.una;
+            c.offset = 0;
+            c.next_psn = c.una_psn;
+            if (c.sq_head != c.ret_head) c.wqe_valid = false; /* the cache holds WQE sq_head */
+        } else if (resend && c.offset != 0) {    /* inside WQE sq_head: one MTU back */
             c.offset = c.offset - ((uint32_t)1 << mtu_log(c.pmtu));
             c.next_psn = (hls_u24)(c.next_psn - 1);
         } else if (resend) {                     /* the last packet of WQE sq_head - 1 */
@@ -776,7 +791,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         uint32_t plen = 0;
         bool last = false;
         st->desc = build_desc(&c, st->wqe, st->q, st, &plen, &last);
-        if (st->probing) st->desc.ack_req = 1;  /* the resume probe asks for its answer */
+        bool probe = st->probing;
+        if (probe) st->desc.ack_req = 1;        /* the resume probe asks for its answer */
         st->probing = false;
         st->desc_sent = false;
         st->pay_addr = WQE_LOCAL(st->wqe) + c.offset;
@@ -795,7 +811,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         } else {
             c.offset = c.offset + plen;
         }
-        if (c.ret && is_rd_atomic(op)) {         /* the re-issued request is out: return */
+        if (c.ret && (is_rd_atomic(op) || probe)) { /* the re-issued request or probe is out */
             c.sq_head = c.ret_head;
             c.offset = c.ret_offset;
             c.next_psn = c.ret_psn;

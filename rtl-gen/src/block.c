@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "frontend.h"
 #include "ir_build.h"
+#include "reset_proof.h"
 #include "srcmap.h"
 #include "util.h"
 #include "verilog_write.h"
@@ -40,6 +41,7 @@ void block_compile(const char *file, const char *top, const char **cargs, int nc
     out->tr.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));
     translate(&out->tr, fn);
     diag_exit_if_errors();
+    reset_proof(&out->tr, &out->ifc);
 }
 
 void block_write_verilog(const compiled_t *b, const char *path) {

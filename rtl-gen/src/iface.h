@@ -46,6 +46,8 @@ typedef struct {
     unsigned n_mems;
     stream_t *streams;
     unsigned n_streams;
+    int *reg_guard;    /* per register: -1 reset, else the guard register that makes a reset
+                        * unnecessary (reset_proof.h); NULL before the proof ran: all reset */
     char **renames;    /* "input reg -> reg_ (a reserved word)": names.c, for the Verilog header */
     unsigned n_renames;
     fsm_state_t *states; /* named FSM states, grouped by nothing: in the order found */

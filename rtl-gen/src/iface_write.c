@@ -18,6 +18,9 @@ bool iface_write(const iface_t *ifc, const char *path) {
     write_leaves(f, "input", ifc->in, ifc->n_in);
     write_leaves(f, "output", ifc->out, ifc->n_out);
     write_leaves(f, "reg", ifc->regs, ifc->n_regs);
+    for (unsigned i = 0; ifc->reg_guard && i < ifc->n_regs; i++)
+        if (ifc->reg_guard[i] >= 0)
+            fprintf(f, "noreset %s %s\n", ifc->regs[i].name, ifc->regs[ifc->reg_guard[i]].name);
     for (unsigned i = 0; i < ifc->n_mems; i++) {
         const mem_t *m = &ifc->mems[i];
         fprintf(f, "mem %s %u %u %u %u\n", m->name, m->width, m->depth, m->offset, m->elem_size);

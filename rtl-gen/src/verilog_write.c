@@ -84,13 +84,22 @@ static void fsm_states(FILE *f, const iface_t *ifc) {
     if (shown) fprintf(f, "    /* verilator lint_on UNUSEDPARAM */\n");
 }
 
+static bool is_reset(const iface_t *ifc, unsigned i) {
+    return !ifc->reg_guard || ifc->reg_guard[i] < 0;
+}
+
 static void declare_state(FILE *f, const tr_t *t) {
     const iface_t *ifc = t->ifc;
-    if (ifc->n_regs) fprintf(f, "\n    // State registers (the state struct), reset to 0.\n");
+    if (ifc->n_regs)
+        fprintf(f, "\n    // State registers (the state struct), reset to 0 unless a comment says\n"
+                   "    // which 1-bit register guards them (docs/rtl-gen.md, \"Reset policy\").\n");
     for (unsigned i = 0; i < ifc->n_regs; i++) {
         fprintf(f, "    reg ");
         range(f, ifc->regs[i].width);
-        fprintf(f, "%s;\n", ifc->regs[i].name);
+        fprintf(f, "%s;", ifc->regs[i].name);
+        if (!is_reset(ifc, i))
+            fprintf(f, "  // not reset: read only while %s is 1", ifc->regs[ifc->reg_guard[i]].name);
+        fputc('\n', f);
     }
     fsm_states(f, ifc);
     for (unsigned i = 0; i < ifc->n_mems; i++) {
@@ -245,17 +254,33 @@ static void outputs(FILE *f, const tr_t *t) {
 
 static void registers(FILE *f, const tr_t *t) {
     const iface_t *ifc = t->ifc;
-    if (!ifc->n_regs) return;
-    fprintf(f, "\n    always @(posedge clk) begin\n        if (rst) begin\n");
-    for (unsigned i = 0; i < ifc->n_regs; i++)
-        fprintf(f, "            %s <= %u'd0;\n", ifc->regs[i].name, ifc->regs[i].width);
-    fprintf(f, "        end else begin\n");
+    unsigned n_reset = 0;
+    for (unsigned i = 0; i < ifc->n_regs; i++) n_reset += is_reset(ifc, i);
+    if (n_reset) {
+        fprintf(f, "\n    always @(posedge clk) begin\n        if (rst) begin\n");
+        for (unsigned i = 0; i < ifc->n_regs; i++)
+            if (is_reset(ifc, i))
+                fprintf(f, "            %s <= %u'd0;\n", ifc->regs[i].name, ifc->regs[i].width);
+        fprintf(f, "        end else begin\n");
+        for (unsigned i = 0; i < ifc->n_regs; i++) {
+            if (!is_reset(ifc, i)) continue;
+            char *prefix = xasprintf("%s <= ", ifc->regs[i].name);
+            assign_val(f, 12, &t->nl, prefix, t->reg_next[i]);
+            free(prefix);
+        }
+        fprintf(f, "        end\n    end\n");
+    }
+    if (n_reset == ifc->n_regs) return;
+    /* no reset and no enable: the value taken in a reset cycle does not matter either */
+    fprintf(f, "\n    // Registers without reset: until their guard is set nothing reads them.\n");
+    fprintf(f, "    always @(posedge clk) begin\n");
     for (unsigned i = 0; i < ifc->n_regs; i++) {
+        if (is_reset(ifc, i)) continue;
         char *prefix = xasprintf("%s <= ", ifc->regs[i].name);
-        assign_val(f, 12, &t->nl, prefix, t->reg_next[i]);
+        assign_val(f, 8, &t->nl, prefix, t->reg_next[i]);
         free(prefix);
     }
-    fprintf(f, "        end\n    end\n");
+    fprintf(f, "    end\n");
 }
 
 static void memories(FILE *f, const tr_t *t) {

@@ -42,13 +42,17 @@ static bool write_header(const ifc_t *ifc, const char *iface_path, const char *d
             "void %s_rtl_edge(%s_rtl *m);\n"
             "/* The whole state-struct image: every register, memory read data and cell. */\n"
             "void %s_rtl_read_state(%s_rtl *m, void *state);\n"
-            "/* Registers and memory read data only (no cells): cheap enough for every cycle. */\n"
+            "/* Registers, memory read data and FIFO entries (no memory cells): cheap enough for\n"
+            " * every cycle. */\n"
             "void %s_rtl_read_regs(%s_rtl *m, void *state);\n"
+            "/* Random values (from SEED) in the registers that have no reset, as hardware may\n"
+            " * hold after a reset; the C model keeps its zeros (equiv does this). */\n"
+            "void %s_rtl_scramble(%s_rtl *m, unsigned long long seed);\n"
             "/* Record an FST waveform from now on (needs rtl-gen/verilate --trace). */\n"
             "void %s_rtl_trace(%s_rtl *m, const char *fst_path);\n"
             "/* Finish the model and close the waveform. */\n"
             "void %s_rtl_free(%s_rtl *m);\n\n",
-            t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t);
+            t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t);
     fprintf(f, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
     return emit_close(f, dir, t, "_rtl.h");
 }
@@ -81,11 +85,30 @@ static bool write_body(const ifc_t *ifc, const char *iface_path, const char *dir
         }
         fprintf(f, "};\n");
     }
+    if (ifc->n_fifos) {
+        fprintf(f, "static const rtl_fifo fifos[] = {\n");
+        for (unsigned i = 0; i < ifc->n_fifos; i++) {
+            const ifc_fifo *q = &ifc->fifos[i];
+            fprintf(f, "    {\"%s\", %u, %u, %u, %u},\n", q->name, q->width, q->depth, q->offset,
+                    q->entry_size);
+        }
+        fprintf(f, "};\n");
+    }
+    unsigned n_unreset = 0;
+    for (unsigned i = 0; i < ifc->n_regs; i++) n_unreset += ifc->regs[i].guard >= 0;
+    if (n_unreset) {
+        fprintf(f, "static const unsigned unreset[] = {");
+        for (unsigned i = 0, k = 0; i < ifc->n_regs; i++)
+            if (ifc->regs[i].guard >= 0) fprintf(f, "%s%u", k++ ? ", " : "", i);
+        fprintf(f, "};\n");
+    }
     fprintf(f, "static const rtl_design design = {\"%s\", %u, %u, %u, %s, %s, %s, %u, %u, %u, "
-               "%s, %u};\n\n",
+               "%s, %u, %s, %u, %s, %u};\n\n",
             t, ifc->in_size, ifc->out_size, ifc->state_size, ifc->n_in ? "inputs" : "nullptr",
             ifc->n_out ? "outputs" : "nullptr", ifc->n_regs ? "regs" : "nullptr", ifc->n_in,
-            ifc->n_out, ifc->n_regs, ifc->n_mems ? "mems" : "nullptr", ifc->n_mems);
+            ifc->n_out, ifc->n_regs, ifc->n_mems ? "mems" : "nullptr", ifc->n_mems,
+            ifc->n_fifos ? "fifos" : "nullptr", ifc->n_fifos, n_unreset ? "unreset" : "nullptr",
+            n_unreset);
     fprintf(f, "struct %s_rtl : rtl_glue<V%s> {\n    %s_rtl() : rtl_glue(design) {}\n};\n\n", t,
             t, t);
     fprintf(f,
@@ -94,9 +117,10 @@ static bool write_body(const ifc_t *ifc, const char *iface_path, const char *dir
             "void %s_rtl_edge(%s_rtl *m) { m->edge(); }\n"
             "void %s_rtl_read_state(%s_rtl *m, void *state) { m->read_state(state); }\n"
             "void %s_rtl_read_regs(%s_rtl *m, void *state) { m->read_regs(state); }\n"
+            "void %s_rtl_scramble(%s_rtl *m, unsigned long long seed) { m->scramble_registers(seed); }\n"
             "void %s_rtl_trace(%s_rtl *m, const char *fst_path) { m->trace(fst_path); }\n"
             "void %s_rtl_free(%s_rtl *m) { delete m; }\n",
-            t, t, t, t, t, t, t, t, t, t, t, t, t, t, t);
+            t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t);
     return emit_close(f, dir, t, "_rtl.cpp");
 }
 
@@ -147,6 +171,8 @@ static bool write_vlt(const ifc_t *ifc, const char *iface_path, const char *dir)
         ok &= public_var(f, ifc->mems[i].name, "_rdata");
         ok &= public_var(f, ifc->mems[i].name, "_cells");
     }
+    /* the FIFO module's storage, once: every FIFO instance is that one module */
+    if (ifc->n_fifos) ok &= public_var(f, "entry", "");
     return emit_close(f, dir, ifc->top, "_public.vlt") && ok;
 }
 

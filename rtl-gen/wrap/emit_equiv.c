@@ -37,9 +37,10 @@ static bool write_bind(const ifc_t *ifc, const char *iface_path, const char *dir
             "void equiv_rtl_edge(void *m) { %s_rtl_edge(m); }\n"
             "void equiv_rtl_read_regs(void *m, void *state) { %s_rtl_read_regs(m, state); }\n"
             "void equiv_rtl_read_state(void *m, void *state) { %s_rtl_read_state(m, state); }\n"
+            "void equiv_rtl_scramble(void *m, unsigned long long seed) { %s_rtl_scramble(m, seed); }\n"
             "void equiv_rtl_trace(void *m, const char *path) { %s_rtl_trace(m, path); }\n"
             "void equiv_rtl_free(void *m) { %s_rtl_free(m); }\n",
-            t, iface_path, t, t, t, t, t, t, t, t);
+            t, iface_path, t, t, t, t, t, t, t, t, t);
     return emit_close(f, dir, t, "_equiv_bind.c");
 }
 

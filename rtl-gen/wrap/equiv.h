@@ -15,6 +15,7 @@ void equiv_rtl_eval(void *m, const void *in, void *out);
 void equiv_rtl_edge(void *m);
 void equiv_rtl_read_regs(void *m, void *state);
 void equiv_rtl_read_state(void *m, void *state);
+void equiv_rtl_scramble(void *m, unsigned long long seed);
 void equiv_rtl_trace(void *m, const char *path);
 void equiv_rtl_free(void *m);
 

@@ -5,7 +5,8 @@
  *
  * Each cycle: native step and RTL eval on the same in-struct bytes, compare every output;
  * RTL edge, compare every register and memory read-data register; all memory cells every
- * 1024 cycles and after the last cycle. Prints exactly one line, either
+ * 1024 cycles and after the last cycle. Registers and FIFO entries without reset start
+ * scrambled in the RTL and are compared while defined (guard 1, entry live). Prints exactly one line, either
  *   equiv: TOP: equal for N cycles (seed S, P outputs, R registers, M memories)   exit 0
  *   equiv: TOP: MISMATCH at cycle C: SIGNAL native=0x... rtl=0x...             exit 1
  * (exit 2 on usage errors). rtl-gen/equiv builds and runs it; docs/verilator-flow.md. */
@@ -56,10 +57,15 @@ static int mismatch(run *r, const char *signal, const uint8_t *native, const uin
     return 1;
 }
 
+/* A register without reset ("noreset", its guard) is compared while its guard is 1 in the C
+ * model: before that it may hold anything in the Verilog (it starts scrambled), but then
+ * nothing reads it, which every output and every other register, compared each cycle, shows. */
 static int compare_leaves(run *r, const ifc_leaf *l, unsigned n, const uint8_t *native,
                           const uint8_t *rtl) {
+    bool regs = l == r->ifc->regs;
     for (unsigned i = 0; i < n; i++)
-        if (!bits_equal(native + l[i].offset, rtl + l[i].offset, l[i].width))
+        if ((!regs || ifc_reg_defined(r->ifc, i, native)) &&
+            !bits_equal(native + l[i].offset, rtl + l[i].offset, l[i].width))
             return mismatch(r, l[i].name, native + l[i].offset, rtl + l[i].offset, l[i].width);
     return 0;
 }
@@ -71,6 +77,26 @@ static int compare_rdata(run *r, const uint8_t *native, const uint8_t *rtl) {
             char name[512];
             snprintf(name, sizeof name, "%s_rdata", m->name);
             return mismatch(r, name, native + m->offset, rtl + m->offset, m->width);
+        }
+    }
+    return 0;
+}
+
+/* A FIFO entry is compared while it is live in the C model (pushed since reset, not yet
+ * popped): the Verilog's entries are not reset, so a dead one may hold anything, but then
+ * nothing reads it (out_data is zero while a FIFO is empty), which the outputs and every
+ * other register, compared each cycle, would show. */
+static int compare_fifos(run *r, const uint8_t *native, const uint8_t *rtl) {
+    for (unsigned i = 0; i < r->ifc->n_fifos; i++) {
+        const ifc_fifo *q = &r->ifc->fifos[i];
+        for (unsigned e = 0; e < q->depth; e++) {
+            size_t at = q->offset + (size_t)q->entry_size * e;
+            if (ifc_fifo_entry_live(r->ifc, q, native, e) &&
+                !bits_equal(native + at, rtl + at, q->width)) {
+                char name[512];
+                snprintf(name, sizeof name, "%s.entry[%u]", q->name, e);
+                return mismatch(r, name, native + at, rtl + at, q->width);
+            }
         }
     }
     return 0;
@@ -113,6 +139,7 @@ static int step(run *r) {
     equiv_rtl_read_regs(r->rtl, r->st_rtl);
     rc = compare_leaves(r, ifc->regs, ifc->n_regs, r->st_native, r->st_rtl);
     if (!rc) rc = compare_rdata(r, r->st_native, r->st_rtl);
+    if (!rc) rc = compare_fifos(r, r->st_native, r->st_rtl);
     bool cells_due = (r->cycle + 1) % CELL_CHECK_PERIOD == 0 || r->cycle + 1 == r->cycles;
     if (!rc && ifc->n_mems && cells_due) {
         equiv_rtl_read_state(r->rtl, r->st_rtl);
@@ -145,6 +172,8 @@ int main(int argc, char **argv) {
 
     run r = {.ifc = ifc, .rtl = equiv_rtl_new(), .edges = equiv_native_new(), .stim = stim_new(ifc, seed),
              .cycles = cycles};
+    /* the registers rtl-gen left without reset start as anything (per seed) */
+    equiv_rtl_scramble(r.rtl, seed);
     if (trace) equiv_rtl_trace(r.rtl, trace);
     r.in = zeroed(ifc->in_size);
     r.out_native = zeroed(ifc->out_size);

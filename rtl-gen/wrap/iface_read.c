@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,8 @@ static void leaf_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
                   .width = number(r, tok[2], "width"),
                   .offset = number(r, tok[3], "offset"),
                   .size = number(r, tok[4], "size"),
-                  .is_signed = !strcmp(tok[5], "1")};
+                  .is_signed = !strcmp(tok[5], "1"),
+                  .guard = -1};
     if (!good_name(l.name)) problem(r, "bad name '%s'", l.name);
     if (strcmp(tok[5], "0") && strcmp(tok[5], "1")) problem(r, "SIGNED must be 0 or 1");
     if (l.width == 0 || l.size < (l.width + 7) / 8)
@@ -107,6 +109,48 @@ static void mem_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
     if (m.depth == 0 || (m.depth & (m.depth - 1)))
         problem(r, "%s: depth %u is not a power of two", m.name, m.depth);
     PUSH(ifc->mems, ifc->n_mems) = m;
+}
+
+static void fifo_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
+    if (n != 6) {
+        problem(r, "'fifo' needs NAME WIDTH DEPTH OFFSET ENTRYSIZE");
+        return;
+    }
+    ifc_fifo q = {.name = dup(tok[1]),
+                  .width = number(r, tok[2], "width"),
+                  .depth = number(r, tok[3], "depth"),
+                  .offset = number(r, tok[4], "offset"),
+                  .entry_size = number(r, tok[5], "entry size"),
+                  .count = -1,
+                  .head = -1};
+    if (!good_name(q.name)) problem(r, "bad name '%s'", q.name);
+    if (q.width == 0 || q.entry_size < (q.width + 7) / 8)
+        problem(r, "%s: %u bits do not fit %u bytes", q.name, q.width, q.entry_size);
+    if (q.depth < 2 || (q.depth & (q.depth - 1)))
+        problem(r, "%s: depth %u is not a power of two from 2 up", q.name, q.depth);
+    PUSH(ifc->fifos, ifc->n_fifos) = q;
+}
+
+/* "noreset NAME GUARD": register NAME is not reset and is defined while GUARD is 1; both
+ * registers are declared by earlier lines */
+static void noreset_line(reader *r, ifc_t *ifc, char **tok, unsigned n) {
+    if (n != 3) {
+        problem(r, "'noreset' needs NAME GUARD");
+        return;
+    }
+    int i = -1;
+    for (unsigned k = 0; k < ifc->n_regs && i < 0; k++)
+        if (!strcmp(ifc->regs[k].name, tok[1])) i = (int)k;
+    int g = -1;
+    for (unsigned k = 0; k < ifc->n_regs && g < 0; k++)
+        if (!strcmp(ifc->regs[k].name, tok[2])) g = (int)k;
+    if (i < 0 || g < 0) {
+        problem(r, "noreset %s %s: needs both registers declared before it", tok[1], tok[2]);
+        return;
+    }
+    if (ifc->regs[g].width != 1 || g == i)
+        problem(r, "noreset %s: guard %s must be another 1-bit register that is reset", tok[1], tok[2]);
+    ifc->regs[i].guard = g;
 }
 
 static void struct_line(reader *r, ifc_t *ifc, char **tok, unsigned n, bool *have_struct) {
@@ -155,6 +199,10 @@ static void line(reader *r, ifc_t *ifc, char **tok, unsigned n, bool *have_struc
         leaf_line(r, ifc, tok, n);
     else if (!strcmp(k, "mem"))
         mem_line(r, ifc, tok, n);
+    else if (!strcmp(k, "fifo"))
+        fifo_line(r, ifc, tok, n);
+    else if (!strcmp(k, "noreset"))
+        noreset_line(r, ifc, tok, n);
     else if (!strcmp(k, "struct"))
         struct_line(r, ifc, tok, n, have_struct);
     else if (!one_arg_line(r, ifc, tok, n))
@@ -190,6 +238,25 @@ static void check(reader *r, ifc_t *ifc, const bool *have_struct) {
             ifc->state_size)
             problem(r, "memory %s does not fit struct state (%u bytes)", m->name,
                     ifc->state_size);
+    }
+    for (unsigned i = 0; i < ifc->n_regs; i++) {
+        int g = ifc->regs[i].guard;
+        if (g >= 0 && ifc->regs[g].guard >= 0)
+            problem(r, "noreset %s: its guard %s is not reset itself", ifc->regs[i].name,
+                    ifc->regs[g].name);
+    }
+    for (unsigned i = 0; i < ifc->n_fifos; i++) {
+        ifc_fifo *q = &ifc->fifos[i];
+        char name[512];
+        snprintf(name, sizeof name, "%s.count", q->name);
+        q->count = find(ifc->regs, ifc->n_regs, name);
+        snprintf(name, sizeof name, "%s.head", q->name);
+        q->head = find(ifc->regs, ifc->n_regs, name);
+        if (q->count < 0 || q->head < 0)
+            problem(r, "fifo %s: needs registers %s.count and %s.head", q->name, q->name, q->name);
+        if ((unsigned long long)q->offset + (unsigned long long)q->entry_size * q->depth >
+            ifc->state_size)
+            problem(r, "fifo %s does not fit struct state (%u bytes)", q->name, ifc->state_size);
     }
     for (unsigned i = 0; i < ifc->n_streams; i++) {
         ifc_stream *s = &ifc->streams[i];
@@ -264,6 +331,8 @@ void ifc_free(ifc_t *ifc) {
     free(ifc->mems);
     for (unsigned i = 0; i < ifc->n_streams; i++) free(ifc->streams[i].name);
     free(ifc->streams);
+    for (unsigned i = 0; i < ifc->n_fifos; i++) free(ifc->fifos[i].name);
+    free(ifc->fifos);
     for (unsigned i = 0; i < ifc->n_natives; i++) free(ifc->natives[i]);
     free(ifc->natives);
     for (unsigned i = 0; i < ifc->n_modules; i++) free(ifc->modules[i]);
@@ -275,4 +344,21 @@ bool ifc_is_stream_data(const ifc_stream *s, const char *name) {
     size_t n = strlen(s->name);
     return !strncmp(name, s->name, n) && !strncmp(name + n, "_data", 5) &&
            (name[n + 5] == '\0' || name[n + 5] == '_');
+}
+
+static unsigned reg_value(const ifc_leaf *l, const uint8_t *st) {
+    unsigned v = 0;
+    memcpy(&v, st + l->offset, l->size < sizeof v ? l->size : sizeof v);
+    return l->width < 32 ? v & ((1u << l->width) - 1) : v;
+}
+
+bool ifc_reg_defined(const ifc_t *ifc, unsigned i, const void *st) {
+    int g = ifc->regs[i].guard;
+    return g < 0 || reg_value(&ifc->regs[g], st) != 0;
+}
+
+bool ifc_fifo_entry_live(const ifc_t *ifc, const ifc_fifo *f, const void *st, unsigned e) {
+    unsigned count = reg_value(&ifc->regs[f->count], st);
+    unsigned head = reg_value(&ifc->regs[f->head], st);
+    return ((e - head) & (f->depth - 1)) < count;
 }

@@ -38,6 +38,12 @@ struct rtl_mem {
     unsigned width, depth, offset, elem_size;
 };
 
+/* A composite's FIFO storage: Verilog array NAME.entry, entry i at offset + entry_size * i. */
+struct rtl_fifo {
+    const char *name;
+    unsigned width, depth, offset, entry_size;
+};
+
 struct rtl_design {
     const char *top;
     unsigned in_size, out_size, state_size;
@@ -45,6 +51,10 @@ struct rtl_design {
     unsigned n_in, n_out, n_regs;
     const rtl_mem *mems;
     unsigned n_mems;
+    const rtl_fifo *fifos;
+    unsigned n_fifos;
+    const unsigned *unreset; /* indices into regs of the registers without reset */
+    unsigned n_unreset;
 };
 
 /* A VerilatedContext per model, so models share no simulation state and may be evaluated on
@@ -79,6 +89,12 @@ class rtl_glue {
             rdata_.push_back(internal(m.name, "_rdata", m.width, 0));
             cells_.push_back(internal(m.name, "_cells", m.width, m.depth));
         }
+        for (unsigned i = 0; i < d.n_fifos; i++)
+            entries_.push_back(internal(std::string(d.fifos[i].name) + ".entry", "",
+                                        d.fifos[i].width, d.fifos[i].depth));
+        /* Storage that is not reset starts as anything, as in hardware (Verilator would
+         * start it at zero, and then a read before a write would go unnoticed). */
+        scramble_unreset();
         /* Reset as the C harness starts: inputs zero, one edge with rst high. */
         for (unsigned i = 0; i < d.n_in; i++) std::memset(in_[i].p, 0, in_[i].bytes);
         model_.clk = 0;
@@ -126,10 +142,28 @@ class rtl_glue {
         time_ += 10;
     }
 
-    /* Registers and memory read-data only: what equiv compares every cycle. */
+    /* The registers without reset take random values (seeded), as after a reset in hardware:
+     * what equiv does before its first cycle. Not done by default: a model and its C twin
+     * that start from zero stay equal register for register. */
+    void scramble_registers(uint64_t seed) {
+        uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+        for (unsigned k = 0; k < d_.n_unreset; k++) {
+            unsigned i = d_.unreset[k];
+            scramble(&x, reg_[i].p, d_.regs[i].width, reg_[i].bytes);
+        }
+    }
+
+    /* Registers, memory read-data and FIFO entries: what equiv compares every cycle. */
     void read_regs(void *state) {
         uint8_t *dst = static_cast<uint8_t *>(state);
         for (unsigned i = 0; i < d_.n_regs; i++) get(reg_[i].p, d_.regs[i], dst);
+        for (unsigned i = 0; i < d_.n_fifos; i++) {
+            const rtl_fifo &q = d_.fifos[i];
+            for (unsigned e = 0; e < q.depth; e++) {
+                rtl_leaf entry = {q.name, q.width, q.offset + q.entry_size * e, q.entry_size, false};
+                get(entries_[i].p + (size_t)entries_[i].bytes * e, entry, dst);
+            }
+        }
         for (unsigned i = 0; i < d_.n_mems; i++) {
             const rtl_mem &m = d_.mems[i];
             rtl_leaf rdata = {m.name, m.width, m.offset, m.elem_size, false};
@@ -206,6 +240,26 @@ class rtl_glue {
         return find(scope, leaf + suffix, width, depth);
     }
 
+    /* FIFO entries: a fixed pseudo-random pattern, so runs stay repeatable. */
+    void scramble_unreset() {
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+        for (unsigned i = 0; i < d_.n_fifos; i++)
+            for (unsigned e = 0; e < d_.fifos[i].depth; e++)
+                scramble(&x, entries_[i].p + (size_t)entries_[i].bytes * e, d_.fifos[i].width,
+                         entries_[i].bytes);
+    }
+
+    /* WIDTH random bits (xorshift64 from *X) into a variable of BYTES bytes */
+    static void scramble(uint64_t *x, uint8_t *p, unsigned width, unsigned bytes) {
+        for (unsigned b = 0; b < bytes; b++) {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            p[b] = (uint8_t)*x;
+        }
+        bits_extend(p, width, bytes, false);
+    }
+
     /* One leaf from the model into its struct image at DST + offset. */
     static void get(const uint8_t *p, const rtl_leaf &l, uint8_t *dst) {
         std::memcpy(dst + l.offset, p, (l.width + 7) / 8);
@@ -229,7 +283,7 @@ class rtl_glue {
     const rtl_design &d_;
     rtl_context ctx_;
     Model model_;
-    std::vector<var> in_, out_, reg_, rdata_, cells_;
+    std::vector<var> in_, out_, reg_, rdata_, cells_, entries_;
     uint64_t time_ = 0;
 #if VM_TRACE
     VerilatedFstC *trace_ = nullptr;

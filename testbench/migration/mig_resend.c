@@ -14,6 +14,7 @@ typedef struct {
     uint64_t src, dst;
     uint32_t dqpn, psn;
     uint8_t op;
+    uint8_t syndrome;                 /* AETH's first byte (frames that carry one; else 0) */
 } frame_t;
 
 typedef struct { frame_t *f; size_t n, cap; } frames_t;
@@ -39,7 +40,8 @@ static int load(const char *path, uint32_t ns, frames_t *out) {
         }
         out->f[out->n++] = (frame_t){.cycle = t / ns, .dst = mac_at(buf), .src = mac_at(buf + 6),
                                      .dqpn = (uint32_t)buf[47] << 16 | buf[48] << 8 | buf[49],
-                                     .psn = (uint32_t)buf[51] << 16 | buf[52] << 8 | buf[53], .op = buf[42]};
+                                     .psn = (uint32_t)buf[51] << 16 | buf[52] << 8 | buf[53], .op = buf[42],
+                                     .syndrome = len >= 58 ? buf[54] : 0};
     }
     pcap_close_read(r);
     return 0;
@@ -48,15 +50,74 @@ static int load(const char *path, uint32_t ns, frames_t *out) {
 static bool is_request(uint8_t op) { return op <= 0x0c || op == 0x13 || op == 0x14; }
 static bool is_read_atomic(uint8_t op) { return op == 0x0c || op == 0x13 || op == 0x14; }
 static bool is_response(uint8_t op) { return op >= 0x0d && op <= 0x12; }
+/* an ACK frame whose AETH says NAK, PSN sequence error (IBA 9.7.5.1.2: syndrome 011 00000) */
+static bool is_seq_nak(const frame_t *f) { return f->op == 0x11 && f->syndrome == 0x60; }
 /* a response with PSN q covers request PSN p when p is at or before q (24-bit serial numbers) */
 static bool covers(uint32_t q, uint32_t p) { return ((q - p) & 0xffffff) < 0x800000; }
 
-/* copies of x's frame the wire delivered before cycle `by` */
-static unsigned delivered_copies(const frames_t *d, const frame_t *x, uint64_t by) {
+/* While the peer's responder waits for the PSN a sequence NAK named, it drops every later
+ * request it receives (IBA 9.7.5.1.2; it NAKs once). Such a window opens when the first
+ * request past that PSN arrived after the one before it (that request drew the NAK; the NAK
+ * leaves the responder some cycles later) and closes when the NAKed PSN arrives or the peer
+ * sends a response that shows it has it (an ACK at or past it, a NAK past it). A copy
+ * delivered inside the window, of a PSN past the NAKed one, did not arrive for the peer: the
+ * wire's reordering or loss made it useless, not the migration. */
+typedef struct { uint64_t from, to; uint32_t psn; } nak_window_t;
+typedef struct { nak_window_t *w; size_t n; } nak_windows_t;
+
+static bool past(uint32_t p, uint32_t q) { return p != q && covers(p, q); }
+
+static nak_windows_t nak_windows(const frames_t *s, const frames_t *d, uint64_t mac, uint32_t qpn, uint32_t dqpn) {
+    nak_windows_t ws = {calloc(s->n + 1, sizeof(nak_window_t)), 0};
+    for (size_t i = 0; i < s->n; i++) {
+        const frame_t *y = &s->f[i];
+        if (y->dst != mac || y->dqpn != qpn || !is_seq_nak(y)) continue;
+        uint32_t q = y->psn, before_q = (q - 1) & 0xffffff;
+        uint64_t prev_at = 0;                  /* the PSN before q last arrived */
+        for (size_t j = 0; j < d->n && d->f[j].cycle <= y->cycle; j++)
+            if (d->f[j].src == mac && d->f[j].dqpn == dqpn && is_request(d->f[j].op) && d->f[j].psn == before_q)
+                prev_at = d->f[j].cycle;
+        nak_window_t w = {y->cycle, UINT64_MAX, q};
+        for (size_t j = 0; j < d->n && d->f[j].cycle <= y->cycle; j++)
+            if (d->f[j].cycle >= prev_at && d->f[j].src == mac && d->f[j].dqpn == dqpn && is_request(d->f[j].op) &&
+                past(d->f[j].psn, q)) {
+                w.from = d->f[j].cycle;
+                break;
+            }
+        for (size_t j = 0; j < d->n; j++)      /* q arrives */
+            if (d->f[j].cycle > w.from && d->f[j].src == mac && d->f[j].dqpn == dqpn && is_request(d->f[j].op) &&
+                d->f[j].psn == q) {
+                w.to = d->f[j].cycle;
+                break;
+            }
+        for (size_t j = i + 1; j < s->n && s->f[j].cycle < w.to; j++) { /* or the peer shows it has q */
+            const frame_t *z = &s->f[j];
+            if (z->dst == mac && z->dqpn == qpn && is_response(z->op) &&
+                (is_seq_nak(z) ? past(z->psn, q) : covers(z->psn, q))) {
+                w.to = z->cycle;
+                break;
+            }
+        }
+        ws.w[ws.n++] = w;
+    }
+    return ws;
+}
+
+/* the peer dropped a copy of request x delivered at cycle t: inside a NAK window, past its PSN */
+static bool dropped_by_peer(const nak_windows_t *ws, const frame_t *x, uint64_t t) {
+    if (!is_request(x->op)) return false;
+    for (size_t i = 0; i < ws->n; i++)
+        if (t >= ws->w[i].from && t < ws->w[i].to && past(x->psn, ws->w[i].psn))
+            return true;
+    return false;
+}
+
+/* copies of x's frame the wire delivered in cycles [from, by) that the peer took in */
+static unsigned delivered_copies(const frames_t *d, const nak_windows_t *ws, const frame_t *x, uint64_t from, uint64_t by) {
     unsigned k = 0;
     for (size_t i = 0; i < d->n; i++)
-        k += d->f[i].cycle < by && d->f[i].src == x->src && d->f[i].dst == x->dst && d->f[i].dqpn == x->dqpn &&
-             d->f[i].psn == x->psn && d->f[i].op == x->op;
+        k += d->f[i].cycle >= from && d->f[i].cycle < by && d->f[i].src == x->src && d->f[i].dst == x->dst && d->f[i].dqpn == x->dqpn &&
+             d->f[i].psn == x->psn && d->f[i].op == x->op && !dropped_by_peer(ws, x, d->f[i].cycle);
     return k;
 }
 
@@ -66,6 +127,7 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
     memset(r, 0, sizeof *r);
     if (!ns_per_cycle) ns_per_cycle = 4;
     if (load(sent, ns_per_cycle, &s) || load(delivered, ns_per_cycle, &d)) { free(s.f); free(d.f); return -1; }
+    nak_windows_t ws = nak_windows(&s, &d, mac, qpn, dqpn);
     /* Go-back-N rounds: a request whose PSN is at or before the previous request's starts a
      * round (the resume probe, the last packet again, does not); a round whose first packet
      * the wire explains explains every packet of it, since a go-back-N round resends what
@@ -75,26 +137,40 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
      * A' goes on with A's round. A first copy of a PSN ends the round. */
     bool have_prev = false, round_explained = false;
     uint32_t prev_psn = 0;
+    /* A' answers for the QP from its first request on (responses before that reached the
+     * PASSIVE source, or nobody, while the function moved) */
+    uint64_t dest_from = UINT64_MAX;
+    for (size_t i = 0; i < s.n && dest_from == UINT64_MAX; i++)
+        if (s.f[i].cycle >= moved && s.f[i].src == mac && s.f[i].dqpn == dqpn && is_request(s.f[i].op))
+            dest_from = s.f[i].cycle;
     for (size_t i = 0; i < s.n; i++) {
         const frame_t *x = &s.f[i];
         if (x->src != mac || x->dqpn != dqpn || !is_request(x->op)) continue;
         bool earlier = false, before = false, copy_arrived = false, response_sent = false, response_arrived = false;
+        bool sent_to_dest = false, arrived_at_dest = false; /* responses covering it sent to A' */
         for (size_t j = 0; j < i; j++) {
             const frame_t *y = &s.f[j];
             if (y->src == mac && y->dqpn == dqpn && y->psn == x->psn && is_request(y->op)) {
                 earlier = true;
                 before |= y->cycle < moved;
-                copy_arrived |= delivered_copies(&d, y, x->cycle) > 0;
+                copy_arrived |= delivered_copies(&d, &ws, y, 0, x->cycle) > 0;
             }
             /* a response covering it that the wire lost, before or after the move */
             if (y->dst == mac && y->dqpn == qpn && is_response(y->op) && covers(y->psn, x->psn)) {
+                /* this frame's delivery, not an earlier one's with the same fields */
+                bool arrived = delivered_copies(&d, &ws, y, y->cycle, x->cycle) > 0;
                 response_sent = true;
-                response_arrived |= delivered_copies(&d, y, x->cycle) > 0;
+                response_arrived |= arrived;
+                if (y->cycle >= dest_from) sent_to_dest = true, arrived_at_dest |= arrived;
             }
         }
         /* the wire explains it: every earlier copy lost, or every response to it lost (before
-         * this copy was sent: what arrived later could not have stopped it) */
-        bool here = earlier && (!copy_arrived || (response_sent && !response_arrived));
+         * this copy was sent: what arrived later could not have stopped it), or every response
+         * to it sent after the move lost: the peer answered A''s resume probe and the wire
+         * lost the answer (those before the move reached a PASSIVE source: the probe is for
+         * them) */
+        bool here = earlier && (!copy_arrived || (response_sent && !response_arrived) ||
+                                (sent_to_dest && !arrived_at_dest));
         bool new_round = have_prev && covers(prev_psn, x->psn) && x->psn != prev_psn;
         if (new_round) round_explained = here || x->cycle < moved;
         if (!earlier) round_explained = false;  /* a first copy: no round goes on */
@@ -116,5 +192,6 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
     }
     free(s.f);
     free(d.f);
+    free(ws.w);
     return 0;
 }

@@ -504,11 +504,12 @@ int mig_scen_run(const mig_scen_opts_t *o) {
         }
         /* the pcaps must show the QPs' requests from A, or a count of 0 proves nothing */
         bool ok = read_ok && worst <= 1 && before > 0;
+        bool info = o->lossy && o->lossy_bound_info;
         printf("%s migration %s: each QP resent at most one packet because of the migration (worst %u, QP 0x%x; %u resent, %u explained by the wire; requests %u from A, %u from A' from cycle %" PRIu64 ")\n",
-               ok ? "PASS" : "FAIL", name, worst, worst_qpn, total, explained, before, after, moved);
+               info ? (ok ? "info holds:" : "info exceeded:") : ok ? "PASS" : "FAIL", name, worst, worst_qpn, total, explained, before, after, moved);
         printf("info migration %s: READ/atomic requests re-issued for responses the source dropped: %u (worst QP %u)\n", name,
                reissued, worst_re);
-        m->failures += !ok;
+        m->failures += !ok && !info;
     }
     int f = m->failures;
     free(m);

@@ -71,6 +71,7 @@ typedef struct {
     nic_tb_mode_t mode;
     uint64_t seed;
     const char *pcap_dir;     /* sent and delivered pcaps of the run, or NULL (no resend count) */
+    bool lossy_bound_info;    /* on a lossy wire the resend bound is reported (info), not checked */
     unsigned qps;             /* QP pairs (1..MIG_SCEN_MAX_QPS) */
     unsigned ops;             /* work requests per QP side */
     uint32_t max_len;         /* largest message (of odd QPs; even ones up to 4 KiB) */

@@ -3,9 +3,10 @@
  *   mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds FIRST-LAST] [--pcap-dir DIR]
  *            [--fault migrate|abort|corrupt|truncated|tag|not-empty|collide|hw-refuses] [--phase N]
  *            [--qps N] [--late N] [--ops N] [--max-len BYTES] [--max-cycles N] [--lossy]
- *            [--unserved MASK] [--verbose]
+ *            [--lossy-bound-info] [--unserved MASK] [--verbose]
  *
  * Every seed of the range is one run; odd seeds run on a lossy wire when --lossy is given.
+ * --lossy-bound-info: on those, the resend bound (with --pcap-dir) is an info line, not a check.
  * Prints PASS/FAIL lines and "mig_scen: N runs, N failed"; exit 0 when every run passed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 static int usage(const char *why) {
     fprintf(stderr, "mig_scen: %s\nusage: mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds A-B] [--pcap-dir DIR] "
-                    "[--fault NAME] [--phase N] [--qps N] [--late N] [--ops N] [--max-len B] [--max-cycles N] [--lossy] [--unserved MASK] [--verbose]\n", why);
+                    "[--fault NAME] [--phase N] [--qps N] [--late N] [--ops N] [--max-len B] [--max-cycles N] [--lossy] [--lossy-bound-info] [--unserved MASK] [--verbose]\n", why);
     return 2;
 }
 
@@ -52,6 +53,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(v, "--max-len") && more) o.max_len = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(v, "--max-cycles") && more) o.max_cycles = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(v, "--lossy")) lossy = true;
+        else if (!strcmp(v, "--lossy-bound-info")) o.lossy_bound_info = true;
         else if (!strcmp(v, "--unserved") && more) o.unserved = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(v, "--verbose")) o.verbose = true;
         else return usage("unknown option");

@@ -1600,6 +1600,43 @@ static void sc_mig_rebuild(void) {
     expect_ctl(NIC_REQ_RETIRED, &q, 10, 0);
 }
 
+/* NIC_CFG_THROTTLE (DA9): a 64 KiB READ's responses (64 x 1 KiB) all offered at once are
+ * written at the function's rate (4096 bytes per 1024 cycles: about 16k cycles from an empty
+ * bucket), and at the port's speed again once the rate is 0 (off); every byte lands. */
+static void cfg_throttle(unsigned fn, uint32_t rate) {
+    nic_cfg_t c;
+    memset(&c, 0, sizeof c);
+    c.kind = NIC_CFG_THROTTLE;
+    c.fn = (nic_fn_t)fn;
+    c.rate = rate;
+    Q_PUSH(q_cfg, c);
+}
+static void sc_throttle(void) {
+    static uint8_t d[65536];
+    qp_t q = qp_std(1, 0x0450, 3);
+    bring_up(&q);
+    uint64_t took[2];
+    for (unsigned k = 0; k < 2; k++) {
+        uint32_t first = 0x100 + 64 * k;
+        fill(d, sizeof d, 70 + k);
+        cfg_throttle(q.fn, k == 0 ? 4096 : 0);
+        run(4);
+        rec(&q, (uint16_t)k, first, first + 63, NIC_WR_READ, 1, 0xE0 + k, A(0x20000 + 0x10000 * k), sizeof d, 0);
+        run(4);
+        uint64_t t0 = cycle;
+        read_responses(&q, first, d, sizeof d);
+        run(k == 0 ? 20000 : 4000);
+        memcpy(exp_mem + 0x20000 + 0x10000 * k, d, sizeof d);
+        took[k] = expect_cqe(&q, 0xE0 + k, NIC_WC_RDMA_READ, NIC_WC_SUCCESS, sizeof d) - t0;
+        expect_ctl(NIC_REQ_RETIRED, &q, (uint16_t)(k + 1), 0);
+    }
+    printf("     (64 KiB of READ responses written in %llu cycles at rate 4096, %llu unthrottled)\n",
+           (unsigned long long)took[0], (unsigned long long)took[1]);
+    if (took[0] < 15360 || took[0] > 18000)
+        fail("throttled READ took %llu cycles, want about 16384 (4 bytes per cycle)", (unsigned long long)took[0]);
+    if (took[1] > 4000) fail("unthrottled READ took %llu cycles", (unsigned long long)took[1]);
+}
+
 int main(void) {
     edges = hls_edge_queue_new();
     static const struct { const char *name; void (*fn)(void); } sc[] = {
@@ -1638,6 +1675,7 @@ int main(void) {
         {"migration_passive_markers", sc_mig_passive},
         {"migration_context_save_load", sc_mig_ctx},
         {"migration_ring_rebuild", sc_mig_rebuild},
+        {"throttle_read_data", sc_throttle},
     };
     unsigned failed = 0, total = 0;
     for (int pass = 0; pass < 2; pass++) {

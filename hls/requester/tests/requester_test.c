@@ -1452,11 +1452,14 @@ static int pkts_of_after(tb_t *t, const tqp_t *q, int from) {
     return n;
 }
 
-/* The resume probe (DA4): q's first packet from index `from` on repeats its last packet before
- * `from` (same header with AckReq set, same payload). It is taken out of the capture so that
- * check_qp sees every other packet exactly once. Call after pair_payloads. */
-static void take_probe(tb_t *t, const tqp_t *q, int from, const char *ctx) {
-    int last = -1, probe = -1;
+/* The resume probe (DA4): q's first packet from index `from` on repeats an earlier packet (same
+ * header with AckReq set, same payload): the first packet of WQE una (PSN c->una_psn) when
+ * that WQE is a SEND/WRITE, else the last packet sent before `from`. `c` is q's row as it
+ * was before RUN. The probe is taken out of the capture so that check_qp sees every other
+ * packet exactly once. Call after pair_payloads. */
+static void take_probe(tb_t *t, const tqp_t *q, int from, const req_ctx_t *c, const char *ctx) {
+    bool una_first = (c->rd_mask & rd_bit(c->una)) == 0;
+    int last = -1, probe = -1, earlier = -1;
     for (int i = 0; i < t->npkts; i++) {
         if (t->pkts[i].h.dest_qp != q->dest) continue;
         if (i < from) last = i;
@@ -1464,12 +1467,18 @@ static void take_probe(tb_t *t, const tqp_t *q, int from, const char *ctx) {
     }
     EXPECT(last >= 0 && probe >= 0, "%s: no packet of the QP before RUN (%d) or after it (%d)", ctx, last, probe);
     if (last < 0 || probe < 0) return;
-    tpkt_t *a = &t->pkts[last], *b = &t->pkts[probe];
+    for (int i = 0; i < from; i++)               /* the last copy before RUN of the PSN wanted */
+        if (t->pkts[i].h.dest_qp == q->dest && t->pkts[i].h.psn == (una_first ? c->una_psn : t->pkts[last].h.psn))
+            earlier = i;
+    EXPECT(earlier >= 0, "%s: no packet with PSN %u before RUN", ctx, (unsigned)c->una_psn);
+    if (earlier < 0) return;
+    tpkt_t *a = &t->pkts[earlier], *b = &t->pkts[probe];
     roce_hdr_t want = a->h;
     want.ack_req = 1;
-    EXPECT(desc_eq(&b->h, &want), "%s: first packet after RUN (op %s psn %u ack %d) is not the last one before it "
-           "(op %s psn %u) with AckReq", ctx, op_name(b->h.opcode), (unsigned)b->h.psn, b->h.ack_req,
-           op_name(a->h.opcode), (unsigned)a->h.psn);
+    EXPECT(desc_eq(&b->h, &want), "%s: first packet after RUN (op %s psn %u ack %d) is not %s (op %s psn %u) "
+           "with AckReq", ctx, op_name(b->h.opcode), (unsigned)b->h.psn, b->h.ack_req,
+           una_first ? "WQE una's first packet" : "the last packet before it", op_name(a->h.opcode),
+           (unsigned)a->h.psn);
     uint32_t n = (uint32_t)b->h.payload_len;
     EXPECT(n == 0 || (a->pay && b->pay && memcmp(a->pay, b->pay, n) == 0), "%s: the probe's payload differs", ctx);
     free(b->pay);
@@ -1509,12 +1518,12 @@ static void t_mig_active(void) {
     cfg_suspend(t, 1, NIC_SUSPEND_RUN);
     EXPECT(run(t, 4000000), "did not go idle");
     pair_payloads(t);
-    take_probe(t, q, at, "mig active");
+    take_probe(t, q, at, &c, "mig active");
     check_qp(t, q, "mig active");
     check_qp(t, o, "mig active, other fn");
     check_recs_all_sent(t, q, "mig active");
     EXPECT(t->ntxmarks == 1, "RUN sent a marker");
-    report("migration ACTIVE mid 1 MiB WRITE: stops at a packet boundary, marker behind it, RUN probes once and resumes at the next PSN");
+    report("migration ACTIVE mid 1 MiB WRITE: stops at a packet boundary, marker behind it, RUN probes once (the WRITE's first packet) and resumes at the next PSN");
     tb_free(t);
 }
 
@@ -1629,7 +1638,7 @@ static void t_mig_ctx(void) {
     mig_run(t, q);
     EXPECT(run(t, 1000000), "did not go idle");
     pair_payloads(t);
-    take_probe(t, q, sent, "mig ctx");
+    take_probe(t, q, sent, &dst, "mig ctx");
     check_qp(t, q, "mig ctx");
     report("migration context port: save mid-message, load into a fresh block, RUN continues; dirty bits");
     tb_free(t);
@@ -1676,7 +1685,7 @@ static void t_mig_rebuild(void) {
     EXPECT(t->st.wqes_started == 1, "wqes_started %u after the load: rebuilt records count as starts",
            (unsigned)t->st.wqes_started);
     pair_payloads(t);
-    take_probe(t, q, sent, "rebuild");
+    take_probe(t, q, sent, &src, "rebuild");
     EXPECT(t->npkts > sent && t->pkts[sent].h.psn == src.next_psn, "first packet after the probe at psn %u, saved %u",
            t->npkts > sent ? (unsigned)t->pkts[sent].h.psn : 0u, (unsigned)src.next_psn);
     check_qp(t, q, "rebuild");
@@ -1709,42 +1718,58 @@ static void t_mig_rebuild(void) {
     tb_free(t);
 }
 
-/* The resume probe between WQEs: the last packet of the WQE before the position, fetched
- * again (a SEND's LAST packet; a READ's request, at its first PSN, for all its responses);
- * then, with everything sent acknowledged (RETIRED up to the position), RUN sends nothing. */
+/* The resume probe between WQEs. With WQE una a SEND/WRITE: its first packet (q: a 4-packet
+ * SEND; w: a WRITE before a READ), then the position returns; with una a READ: the last
+ * packet, the WQE before the position fetched again (r: a READ, then a WRITE's only packet;
+ * a READ probe would make the peer send its whole response again). Then, with everything
+ * sent acknowledged (RETIRED up to the position), RUN sends nothing. */
 static void t_mig_probe(void) {
     tb_t *t = tb_new(65, 0.3);
     t->auto_retire = false;
     setup_fns(t);
     tqp_t *q = new_qp(t, 1, 6, 1, 0xFFFFFE, true);
     tqp_t *r = new_qp(t, 2, 6, 1, 0x200, true);
+    tqp_t *w = new_qp(t, 3, 6, 1, 0x400, true);
     post(t, q, NIC_WR_SEND, 256 * 3 + 5, NIC_WQE_SIGNALED);
-    post(t, r, NIC_WR_WRITE, 100, 0);
     post(t, r, NIC_WR_READ, 256 * 4, NIC_WQE_SIGNALED);
+    post(t, r, NIC_WR_WRITE, 100, 0);
+    post(t, w, NIC_WR_WRITE, 256 * 2, 0);
+    post(t, w, NIC_WR_READ, 256 * 4, NIC_WQE_SIGNALED);
     ring(t, q);
     ring(t, r);
+    ring(t, w);
     EXPECT(run(t, 100000), "did not go idle");
     int sent = t->npkts;
-    for (unsigned fn = 1; fn <= 2; fn++) {
+    req_ctx_t cq = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]), cr = ctx_unpack(t->st.ctx.hls_mem_cell[r->row]),
+              cw = ctx_unpack(t->st.ctx.hls_mem_cell[w->row]);
+    for (unsigned fn = 1; fn <= 3; fn++) {
         cfg_suspend(t, fn, NIC_SUSPEND_ACTIVE);
         cfg_suspend(t, fn, NIC_SUSPEND_RUN);
     }
     EXPECT(run(t, 100000), "did not go idle after RUN");
     pair_payloads(t);
-    take_probe(t, q, sent, "probe after a SEND");
-    take_probe(t, r, sent, "probe after a READ");
+    EXPECT(pkts_of_after(t, q, sent) == 1 && pkts_of_after(t, r, sent) == 1 && pkts_of_after(t, w, sent) == 1,
+           "packets after RUN: %d %d %d, want one probe each", pkts_of_after(t, q, sent), pkts_of_after(t, r, sent),
+           pkts_of_after(t, w, sent));
+    take_probe(t, q, sent, &cq, "probe, SEND at una");
+    take_probe(t, r, sent, &cr, "probe, READ at una");
+    take_probe(t, w, sent, &cw, "probe, WRITE at una before a READ");
     EXPECT(t->npkts == sent, "%d packets besides the probes", t->npkts - sent);
-    check_qp(t, q, "probe after a SEND");
-    check_qp(t, r, "probe after a READ");
+    check_qp(t, q, "probe, SEND at una");
+    check_qp(t, r, "probe, READ at una");
+    check_qp(t, w, "probe, WRITE at una before a READ");
     req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
-    EXPECT(c.sq_head == 1 && c.offset == 0 && c.next_psn == 2, "SEND QP after its probe: head %u offset %u psn %u",
-           c.sq_head, c.offset, (unsigned)c.next_psn);
+    EXPECT(c.sq_head == 1 && c.offset == 0 && c.next_psn == 2 && !c.ret, "SEND QP after its probe: head %u offset %u psn %u ret %d",
+           c.sq_head, c.offset, (unsigned)c.next_psn, c.ret);
+    c = ctx_unpack(t->st.ctx.hls_mem_cell[w->row]);
+    EXPECT(c.sq_head == cw.sq_head && c.next_psn == cw.next_psn && !c.ret, "WRITE QP after its probe: head %u psn %u ret %d",
+           c.sq_head, (unsigned)c.next_psn, c.ret);
     push_ctl(t, NIC_REQ_RETIRED, q->row, 1, 2);
     cfg_suspend(t, 1, NIC_SUSPEND_ACTIVE);
     cfg_suspend(t, 1, NIC_SUSPEND_RUN);
     EXPECT(run(t, 100000), "did not go idle after the second RUN");
     EXPECT(pkts_of_after(t, q, sent) == 0, "%d packets with nothing outstanding", pkts_of_after(t, q, sent));
-    report("migration resume probe between WQEs: a SEND's LAST packet, a READ's request; none when all acknowledged");
+    report("migration resume probe: WQE una's first packet for a SEND/WRITE, the last packet for a READ; none when all acknowledged");
     tb_free(t);
 }
 

@@ -21,10 +21,11 @@ static void put_mac(uint8_t *p, uint64_t m) {
     for (int i = 5; i >= 0; i--, m >>= 8) p[i] = (uint8_t)m;
 }
 
-/* one RoCEv2 frame (only the fields the counter reads), 10 cycles after the last one;
- * lost: in the sent pcap only */
-static void frame(capture_t *w, bool from_a, uint8_t op, uint32_t psn, bool lost) {
+/* one RoCEv2 frame (only the fields the counter reads; `syndrome` is the AETH's first byte),
+ * 10 cycles after the last one; lost: in the sent pcap only */
+static void frame_aeth(capture_t *w, bool from_a, uint8_t op, uint32_t psn, uint8_t syndrome, bool lost) {
     uint8_t f[60] = {0};
+    f[54] = syndrome;
     put_mac(f, from_a ? MAC_B : MAC_A);
     put_mac(f + 6, from_a ? MAC_A : MAC_B);
     f[12] = 0x08;                                   /* IPv4 */
@@ -37,8 +38,13 @@ static void frame(capture_t *w, bool from_a, uint8_t op, uint32_t psn, bool lost
     pcap_write(w->sent, f, sizeof f, w->cycle * 4);
     if (!lost) pcap_write(w->delivered, f, sizeof f, w->cycle * 4);
 }
+static void frame(capture_t *w, bool from_a, uint8_t op, uint32_t psn, bool lost) {
+    frame_aeth(w, from_a, op, psn, 0, lost);
+}
 static void req(capture_t *w, uint32_t psn) { frame(w, true, OP_SEND_MIDDLE, psn, false); }
 static void ack(capture_t *w, uint32_t psn) { frame(w, false, OP_ACK, psn, false); }
+/* a NAK, PSN sequence error, lost or not */
+static void nak(capture_t *w, uint32_t psn, bool lost) { frame_aeth(w, false, OP_ACK, psn, 0x60, lost); }
 static void to(capture_t *w, uint64_t cycle) { w->cycle = cycle; }
 
 static int nfail;
@@ -116,6 +122,60 @@ int main(void) {
     to(&w, MOVED + 100);
     for (uint32_t p = 16; p < 20; p++) req(&w, p);
     expect(&w, "a new round of A' after A's", 4, 0, 0);
+
+    /* The wire lost 15; 16 drew the peer's NAK, which reached A only while PASSIVE (or was
+     * lost), and the peer dropped 16..19 (it waits for 15 and NAKs once). A''s probe from
+     * the oldest unacknowledged packet (10) is the migration's; 15..19 are the wire's */
+    for (int lost = 0; lost <= 1; lost++) {
+        w = begin();
+        for (uint32_t p = 10; p < 17; p++) frame(&w, true, OP_SEND_MIDDLE, p, p == 15);
+        ack(&w, 14);
+        nak(&w, 15, lost);
+        for (uint32_t p = 17; p < 20; p++) req(&w, p);
+        to(&w, MOVED + 100);
+        req(&w, 10);
+        for (uint32_t p = 15; p < 22; p++) req(&w, p);
+        expect(&w, lost ? "packets the peer dropped after a NAK the wire lost" :
+                          "packets the peer dropped after a NAK sent to the PASSIVE source", 6, 5, 0);
+    }
+
+    /* 15 came late (reordered): the peer took it after its NAK and ACKed it, having dropped
+     * 16..18; A' probes (10) and resends 16..18: those are the wire's */
+    w = begin();
+    for (uint32_t p = 10; p < 15; p++) req(&w, p);
+    req(&w, 16);
+    nak(&w, 15, false);
+    req(&w, 17);
+    req(&w, 18);
+    req(&w, 15);
+    ack(&w, 15);
+    to(&w, MOVED + 100);
+    req(&w, 10);
+    for (uint32_t p = 16; p < 19; p++) req(&w, p);
+    expect(&w, "packets the peer dropped before a reordered one came", 4, 3, 0);
+
+    /* ... but copies delivered before the NAK's window opened, or after it closed, arrived */
+    w = begin();
+    for (uint32_t p = 10; p < 15; p++) req(&w, p);
+    req(&w, 16);
+    nak(&w, 15, false);
+    req(&w, 15);
+    ack(&w, 16);
+    req(&w, 17);
+    to(&w, MOVED + 100);
+    for (uint32_t p = 12; p < 18; p++) req(&w, p);
+    expect(&w, "copies outside the NAK's window", 6, 1, 0);
+
+    /* A''s probe (10) draws B's ACK of everything (19), the wire loses it: the timeout round
+     * that follows is the wire's, the probe the migration's */
+    w = begin();
+    for (uint32_t p = 10; p < 20; p++) req(&w, p);
+    ack(&w, 19);
+    to(&w, MOVED + 100);
+    req(&w, 10);
+    frame(&w, false, OP_ACK, 19, true);
+    for (uint32_t p = 10; p < 20; p++) req(&w, p);
+    expect(&w, "a timeout round after the probe's answer was lost", 11, 10, 0);
 
     /* a READ asked for again is a re-issue, not a resend */
     w = begin();
