@@ -45,7 +45,30 @@ static const char *cmd_name(unsigned op) {
     return op < sizeof n / sizeof n[0] ? n[op] : "?";
 }
 
+uint64_t hlsnic_bar_read(hlsnic_fn_t *f, uint32_t off) {
+    hyp_gate_enter(&f->gate);
+    uint64_t v = hlsnic_mmio_read64(f->dev, f->fn, off);
+    hyp_gate_exit(&f->gate);
+    return v;
+}
+
+void hlsnic_bar_write(hlsnic_fn_t *f, uint32_t off, uint64_t v) {
+    hyp_gate_enter(&f->gate);
+    hlsnic_mmio_write64(f->dev, f->fn, off, v);
+    hyp_gate_exit(&f->gate);
+}
+
+/* A whole command is inside the gate: a migration never moves the function between GO and
+ * the answer (the destination would not know the command). */
+static int cmd_gated(hlsnic_fn_t *f, nic_cmd_t *c, nic_cmd_resp_t *resp, const char *what);
 int hlsnic_cmd(hlsnic_fn_t *f, nic_cmd_t *c, nic_cmd_resp_t *resp, const char *what) {
+    hyp_gate_enter(&f->gate);
+    int e = cmd_gated(f, c, resp, what);
+    hyp_gate_exit(&f->gate);
+    return e;
+}
+
+static int cmd_gated(hlsnic_fn_t *f, nic_cmd_t *c, nic_cmd_resp_t *resp, const char *what) {
     nic_cmd_resp_t r;
     memset(&r, 0, sizeof r);
     c->fn = (nic_fn_t)f->fn;
@@ -93,10 +116,10 @@ int hlsnic_resolve_mac(void *arg, uint32_t ip, uint64_t *mac) {
     return 0;
 }
 
-void *hlsnic_dma_alloc(hlsnic_fn_t *f, size_t bytes) {
+void *hlsnic_dma_alloc(hlsnic_fn_t *f, size_t bytes, enum hyp_ram_kind kind) {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return NULL;
-    if (hlsnic_dev_dma_map(f->dev, p, bytes)) {
+    if (hyp_ram_map(&f->ram, &f->dev, p, bytes, kind)) {
         int e = errno;
         munmap(p, bytes);
         errno = e;
@@ -107,7 +130,7 @@ void *hlsnic_dma_alloc(hlsnic_fn_t *f, size_t bytes) {
 
 void hlsnic_dma_free(hlsnic_fn_t *f, void *p, size_t bytes) {
     if (!p) return;
-    if (hlsnic_dev_dma_unmap(f->dev, p, bytes))
+    if (hyp_ram_unmap(&f->ram, &f->dev, p, bytes))
         hlsnic_log(f, "dma_unmap %p+%zu failed: %s", p, bytes, strerror(errno));
     munmap(p, bytes);
 }
@@ -257,6 +280,12 @@ static void dispatch(hlsnic_fn_t *f, uint64_t ev) {
     }
 }
 
+void hlsnic_event_dispatch(hlsnic_fn_t *f, uint64_t ev) {
+    pthread_mutex_lock(&f->tab_lock);
+    dispatch(f, ev);
+    pthread_mutex_unlock(&f->tab_lock);
+}
+
 static void *event_thread(void *arg) {
     hlsnic_fn_t *f = arg;
     struct pollfd p[2] = {{.fd = f->irq_fd, .events = POLLIN}, {.fd = f->ev_stop_fd, .events = POLLIN}};
@@ -275,18 +304,29 @@ static void *event_thread(void *arg) {
         }
         /* Pop until empty; bounded by the queue depth (new events raise the irq again). */
         for (unsigned i = 0; i <= NIC_BAR_EVENT_DEPTH; i++) {
-            uint64_t ev = hlsnic_mmio_read64(f->dev, f->fn, NIC_BAR_EVENT);
+            uint64_t ev = hlsnic_bar_read(f, NIC_BAR_EVENT);
             if (!(ev >> 63)) break;
-            pthread_mutex_lock(&f->tab_lock);
-            dispatch(f, ev);
-            pthread_mutex_unlock(&f->tab_lock);
+            hlsnic_event_dispatch(f, ev);
         }
-        uint64_t lost = hlsnic_mmio_read64(f->dev, f->fn, NIC_BAR_EVENT_LOST);
+        uint64_t lost = hlsnic_bar_read(f, NIC_BAR_EVENT_LOST);
         if (lost != f->ev_lost_seen) {
             hlsnic_log(f, "device event queue overflowed: %llu events lost", (unsigned long long)(lost - f->ev_lost_seen));
             f->ev_lost_seen = lost;
         }
     }
+}
+
+int hlsnic_events_start(hlsnic_fn_t *f) {
+    return pthread_create(&f->ev_thread, NULL, event_thread, f);
+}
+
+/* The thread has ended when this returns; the stop request is consumed so that a restart
+ * runs. */
+void hlsnic_events_stop(hlsnic_fn_t *f) {
+    uint64_t v = 1;
+    if (write(f->ev_stop_fd, &v, sizeof v) != sizeof v) hlsnic_log(f, "cannot stop the event thread");
+    pthread_join(f->ev_thread, NULL);
+    if (read(f->ev_stop_fd, &v, sizeof v) != sizeof v) hlsnic_log(f, "event thread stop request lost");
 }
 
 /* ---- open / close ---- */
@@ -307,6 +347,8 @@ static hlsnic_fn_t *fn_open(struct verbs_sysfs_dev *sysfs, int *err) {
     if (!f) { *err = ENOMEM; return NULL; }
     pthread_mutex_init(&f->cmd_lock, NULL);
     pthread_mutex_init(&f->tab_lock, NULL);
+    hyp_gate_init(&f->gate);
+    hyp_ram_init(&f->ram);
     f->ev_stop_fd = f->irq_fd = -1;
     f->debug = getenv("HLSNIC_DEBUG") && strcmp(getenv("HLSNIC_DEBUG"), "0") != 0;
     f->neigh = getenv("HLSNIC_NEIGH");
@@ -360,8 +402,12 @@ static hlsnic_fn_t *fn_open(struct verbs_sysfs_dev *sysfs, int *err) {
         }
     }
 
-    hlsnic_dev_config_t cfg = {.model = getenv("HLSNIC_MODEL"), .wire = getenv("HLSNIC_WIRE"),
-                               .pcap = getenv("HLSNIC_PCAP")};
+    f->cfg_model = getenv("HLSNIC_MODEL");
+    f->cfg_wire = getenv("HLSNIC_WIRE");
+    f->cfg_pcap = getenv("HLSNIC_PCAP");
+    f->cfg_wire_alt = getenv("HLSNIC_MIGRATE_WIRE");
+    if (f->cfg_wire_alt && !*f->cfg_wire_alt) f->cfg_wire_alt = NULL;
+    hlsnic_dev_config_t cfg = {.model = f->cfg_model, .wire = f->cfg_wire, .pcap = f->cfg_pcap};
     char why[256] = "";
     f->dev = hlsnic_dev_open(&cfg, why, sizeof why);
     if (!f->dev) {
@@ -405,8 +451,12 @@ static hlsnic_fn_t *fn_open(struct verbs_sysfs_dev *sysfs, int *err) {
     /* Unmask the function's interrupt. */
     hlsnic_mmio_write64(f->dev, f->fn, NIC_BAR_IRQ_MASK, 0);
     f->ev_lost_seen = hlsnic_mmio_read64(f->dev, f->fn, NIC_BAR_EVENT_LOST);
-    if ((*err = pthread_create(&f->ev_thread, NULL, event_thread, f))) goto fail;
+    if ((*err = hlsnic_events_start(f))) goto fail;
     f->next_pd = 1;
+    if ((*err = hyp_ctl_start(f))) {
+        hlsnic_events_stop(f);
+        goto fail;
+    }
     *err = 0;
     return f;
 fail:
@@ -428,11 +478,10 @@ hlsnic_fn_t *hlsnic_fn_get(struct verbs_sysfs_dev *sysfs, int *err) {
 void hlsnic_fn_put(hlsnic_fn_t *f) {
     pthread_mutex_lock(&g_lock);
     if (--f->refs == 0) {
-        uint64_t one = 1;
-        if (write(f->ev_stop_fd, &one, sizeof one) != sizeof one) hlsnic_log(f, "cannot stop the event thread");
-        pthread_join(f->ev_thread, NULL);
+        hyp_ctl_stop(f); /* a migration in progress ends first */
+        hlsnic_events_stop(f);
         close(f->ev_stop_fd);
-        hlsnic_dev_close(f->dev);
+        hyp_dev_close(f->dev); /* perhaps not the device this thread opened: a migration's */
         free(f);
         g_fn = NULL;
     }

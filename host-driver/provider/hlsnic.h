@@ -6,6 +6,7 @@
  *   verbs_mr.c   PD, MR        verbs_cq.c   CQ, completion channels, poll, notify
  *   verbs_qp.c   QP create/modify/query/destroy      post.c   post_send, post_recv
  *   map.c        pure translations (map.h)
+ *   hyp_*.c      the hypervisor beside the guest: live migration of the function (hyp.h)
  */
 #ifndef HLSNIC_PROVIDER_H
 #define HLSNIC_PROVIDER_H
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "hlsnic_dev.h"
+#include "hyp.h"
 #include "ibverbs_abi44.h"
 #include "map.h"
 #include "nic_bar.h"
@@ -27,7 +29,16 @@ typedef struct {
     pthread_mutex_t cmd_lock;  /* one mailbox command at a time */
     pthread_mutex_t tab_lock;  /* the object tables below, and event delivery */
     int refs;                  /* open contexts */
+    /* The device: replaced by a live migration (hyp_migrate.c) while the guest is paused, so
+     * read it only inside the gate (hlsnic_bar_*, hlsnic_cmd, poll_cq) or with ram's lock. */
     hlsnic_dev_t *dev;
+    hyp_gate_t gate;           /* the guest's "vCPUs": closed during a migration's stop phase */
+    hyp_ram_t ram;             /* what the device may reach (every DMA mapping) */
+    struct hyp_ctl *hyp;       /* migration triggers and history (hyp_trigger.c), or NULL */
+    const char *cfg_model, *cfg_wire, *cfg_pcap; /* how the device was opened (the destination too) */
+    const char *cfg_wire_alt;  /* HLSNIC_MIGRATE_WIRE: migrations alternate between the two wires */
+    unsigned wire_now;         /* 0: cfg_wire, 1: cfg_wire_alt */
+    uint64_t cycle_base;       /* cycles of the devices the function ran on before this one */
     unsigned fn;
     uint64_t mac;
     uint32_t ip;
@@ -125,12 +136,39 @@ void hlsnic_fn_put(hlsnic_fn_t *f);
 int hlsnic_cmd(hlsnic_fn_t *f, nic_cmd_t *c, nic_cmd_resp_t *resp, const char *what);
 int hlsnic_resolve_mac(void *f, uint32_t ip, uint64_t *mac);
 void hlsnic_log(hlsnic_fn_t *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Page-aligned, zeroed, DMA-mapped driver memory (rings, inline buffers). */
-void *hlsnic_dma_alloc(hlsnic_fn_t *f, size_t bytes);
+/* One BAR register of the function, inside the gate (waits while the guest is paused). */
+uint64_t hlsnic_bar_read(hlsnic_fn_t *f, uint32_t off);
+void hlsnic_bar_write(hlsnic_fn_t *f, uint32_t off, uint64_t v);
+/* Page-aligned, zeroed, DMA-mapped driver memory (rings, inline buffers); kind says who
+ * writes it (the migration's shadow check, hyp.h). */
+void *hlsnic_dma_alloc(hlsnic_fn_t *f, size_t bytes, enum hyp_ram_kind kind);
 void hlsnic_dma_free(hlsnic_fn_t *f, void *p, size_t bytes);
 /* MR slots: an unused row of the function's MR table, and the key naming it. */
 int hlsnic_mr_slot_alloc(hlsnic_fn_t *f, unsigned *slot, uint32_t *key);
 void hlsnic_mr_slot_free(hlsnic_fn_t *f, unsigned slot);
+
+/* fn.c: the event thread (the interrupt handler), stopped and restarted around a migration's
+ * stop phase; dispatch of one raw device event (tab_lock taken inside) */
+int hlsnic_events_start(hlsnic_fn_t *f);
+void hlsnic_events_stop(hlsnic_fn_t *f);
+void hlsnic_event_dispatch(hlsnic_fn_t *f, uint64_t ev);
+/* hyp_migrate.c: migrate the function to a new device now (the caller's thread is the only
+ * one that replaces f->dev). 0, or -errno with the reason in m->result; the guest keeps
+ * running either way (on the source when it failed). Phase times are ms since t_base
+ * (hyp_now_ms's clock). */
+int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base);
+double hyp_now_ms(void);
+/* hyp_devices.c: close a device from a thread of its own (a Verilator quirk); open the
+ * destination on the function's next wire, map the guest, load the image and bring it to
+ * RUNNING (NULL with the reason in why); the source back to RUNNING after a failure; the
+ * source's pending interrupts (at most cap). */
+void hyp_dev_close(hlsnic_dev_t *d);
+hlsnic_dev_t *hyp_destination(hlsnic_fn_t *f, unsigned nth, const hyp_buf_t *img, char *why, size_t cap);
+void hyp_source_back(hlsnic_fn_t *f, hlsnic_dev_t *d);
+unsigned hyp_pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, uint64_t *ev, unsigned cap);
+/* hyp_trigger.c: HLSNIC_MIGRATE_AT / _CTL / _TIMELINE (docs/live-migration.md). 0 or an errno. */
+int hyp_ctl_start(hlsnic_fn_t *f);
+void hyp_ctl_stop(hlsnic_fn_t *f);
 
 /* verbs_* ops */
 struct ibv_pd *hlsnic_alloc_pd(struct ibv_context *c);

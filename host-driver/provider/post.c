@@ -10,11 +10,31 @@ static void ring_db(struct hlsnic_qp *qp, uint32_t off, uint32_t pi) {
     /* The WQE stores must be visible before the device can read them: release fence before
      * the MMIO write (a write barrier before the doorbell on real hardware). */
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    hlsnic_mmio_write64(f->dev, f->fn, off, NIC_DB_VALUE(qp->sh.qpn, pi, NIC_ARM_NONE));
+    hlsnic_bar_write(f, off, NIC_DB_VALUE(qp->sh.qpn, pi, NIC_ARM_NONE));
 }
+
+/* A paused guest writes no WQE either (its vCPUs are stopped): the whole post is inside the
+ * gate, so the migration's shadow check sees no ring change while the guest is paused. */
+static int post_send(struct hlsnic_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+static int post_recv(struct hlsnic_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 
 int hlsnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad) {
     struct hlsnic_qp *qp = to_qp(ibqp);
+    hyp_gate_enter(&qp->ctx->f->gate);
+    int e = post_send(qp, wr, bad);
+    hyp_gate_exit(&qp->ctx->f->gate);
+    return e;
+}
+
+int hlsnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad) {
+    struct hlsnic_qp *qp = to_qp(ibqp);
+    hyp_gate_enter(&qp->ctx->f->gate);
+    int e = post_recv(qp, wr, bad);
+    hyp_gate_exit(&qp->ctx->f->gate);
+    return e;
+}
+
+static int post_send(struct hlsnic_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad) {
     int e = 0;
     *bad = NULL;
     /* IB vol. 1 10.8.2 / rxe: no send WRs before RTS (RESET, INIT, RTR). In SQD they wait,
@@ -60,8 +80,7 @@ int hlsnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
     return e;
 }
 
-int hlsnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad) {
-    struct hlsnic_qp *qp = to_qp(ibqp);
+static int post_recv(struct hlsnic_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad) {
     int e = 0;
     *bad = NULL;
     if (qp->sh.state == NIC_QPS_RESET) { /* the NIC ignores RQ doorbells in RESET */

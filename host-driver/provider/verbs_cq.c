@@ -83,7 +83,7 @@ struct ibv_cq *hlsnic_create_cq(struct ibv_context *c, int cqe, struct ibv_comp_
     }
     cq->ring_bytes = sizeof(nic_cqe_t) << log;
     if (cq->ring_bytes < 4096) cq->ring_bytes = 4096;
-    cq->ring = hlsnic_dma_alloc(f, cq->ring_bytes);
+    cq->ring = hlsnic_dma_alloc(f, cq->ring_bytes, HYP_RAM_DEVICE_ONLY);
     if (!cq->ring) {
         e = ENOMEM;
         goto fail1;
@@ -157,7 +157,7 @@ int hlsnic_destroy_cq(struct ibv_cq *ibcq) {
 
 static void cq_doorbell(struct hlsnic_cq *cq, unsigned arm) {
     hlsnic_fn_t *f = cq->ctx->f;
-    hlsnic_mmio_write64(f->dev, f->fn, NIC_BAR_CQ_DB, NIC_DB_VALUE(cq->cqn, cq->ci, arm));
+    hlsnic_bar_write(f, NIC_BAR_CQ_DB, NIC_DB_VALUE(cq->cqn, cq->ci, arm));
 }
 
 int hlsnic_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc) {
@@ -165,6 +165,8 @@ int hlsnic_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc) {
     hlsnic_fn_t *f = cq->ctx->f;
     int got = 0;
     if (n < 0) return -1;
+    /* A paused guest sees no completion: the ring is read inside the gate. */
+    hyp_gate_enter(&f->gate);
     pthread_mutex_lock(&cq->lock);
     uint32_t mask = (1u << cq->log) - 1;
     while (got < n) {
@@ -190,6 +192,7 @@ int hlsnic_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc) {
     }
     if (got) cq_doorbell(cq, NIC_ARM_NONE); /* frees ring space for the device */
     pthread_mutex_unlock(&cq->lock);
+    hyp_gate_exit(&f->gate);
     /* Nothing there: give the core to the device's clock thread (and the peer's) instead of
      * spinning; a busy-polling program on a 2-core machine otherwise starves the NICs. */
     if (!got) sched_yield();

@@ -57,7 +57,7 @@ struct ibv_mr *hlsnic_reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t
     }
     uint32_t key;
     if ((e = hlsnic_mr_slot_alloc(f, &mr->slot, &key))) goto fail_free;
-    if (hlsnic_dev_dma_map(f->dev, addr, len)) {
+    if (hyp_ram_map(&f->ram, &f->dev, addr, len, HYP_RAM_SHARED)) {
         e = errno ? errno : ENOMEM;
         goto fail_slot;
     }
@@ -73,7 +73,7 @@ struct ibv_mr *hlsnic_reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t
     __atomic_add_fetch(&to_pd(pd)->users, 1, __ATOMIC_RELEASE);
     return &mr->vmr.ibv_mr;
 fail_map:
-    hlsnic_dev_dma_unmap(f->dev, addr, len);
+    hyp_ram_unmap(&f->ram, &f->dev, addr, len);
 fail_slot:
     hlsnic_mr_slot_free(f, mr->slot);
 fail_free:
@@ -89,7 +89,7 @@ int hlsnic_dereg_mr(struct verbs_mr *vmr) {
     int e = hlsnic_cmd(f, &c, NULL, "dereg_mr");
     if (e) return e;
     /* The NIC no longer accepts the key: only now may the range be unmapped. */
-    hlsnic_dev_dma_unmap(f->dev, mr->addr, mr->len);
+    hyp_ram_unmap(&f->ram, &f->dev, mr->addr, mr->len);
     hlsnic_mr_slot_free(f, mr->slot);
     __atomic_sub_fetch(&to_pd(vmr->ibv_mr.pd)->users, 1, __ATOMIC_RELEASE);
     free(mr);

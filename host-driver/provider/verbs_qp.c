@@ -56,9 +56,9 @@ struct ibv_qp *hlsnic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a) {
     qp->sq_bytes = page_round(sizeof(nic_sq_wqe_t) << sq_log);
     qp->rq_bytes = page_round(sizeof(nic_rq_wqe_t) << rq_log);
     qp->inl_bytes = page_round((size_t)HLSNIC_MAX_INLINE << sq_log);
-    qp->sq = hlsnic_dma_alloc(f, qp->sq_bytes);
-    qp->rq = hlsnic_dma_alloc(f, qp->rq_bytes);
-    qp->inl = hlsnic_dma_alloc(f, qp->inl_bytes);
+    qp->sq = hlsnic_dma_alloc(f, qp->sq_bytes, HYP_RAM_CPU);
+    qp->rq = hlsnic_dma_alloc(f, qp->rq_bytes, HYP_RAM_CPU);
+    qp->inl = hlsnic_dma_alloc(f, qp->inl_bytes, HYP_RAM_CPU);
     qp->sq_signaled = calloc((size_t)1 << sq_log, 1);
     if (!qp->sq || !qp->rq || !qp->inl || !qp->sq_signaled) goto fail_rings;
 

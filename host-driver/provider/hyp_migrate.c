@@ -1,0 +1,266 @@
+/* hyp_migrate.c — one live migration of the guest's function to a new device (hyp.h;
+ * docs/live-migration.md, "The hypervisor driver"), in QEMU's order and only through the
+ * VFIO-shaped interface (hlsnic_vfio.h):
+ *
+ *   1. guest memory frozen (no new mappings), its shadow copied whole, the device's DMA dirty
+ *      log started over it;
+ *   2. RUNNING -> PRE_COPY; iterations: PRECOPY_INFO, the device's stream read, the dirty
+ *      pages synchronised into the shadow; until the first pass is read and an iteration
+ *      moved at most HYP_REMAINDER bytes (or HYP_PRECOPY_MAX iterations);
+ *   3. the guest paused (its provider's MMIO and CQ polling wait); PRE_COPY_P2P, then
+ *      STOP_COPY read to its end, then STOP: the device does nothing more;
+ *   4. the shadow check: every page that changed since the pause must be in the dirty log;
+ *   5. the source closed (its wire freed), a new device opened on the same wire (or on
+ *      HLSNIC_MIGRATE_WIRE: another switch port; the firmware's Resume-Active announces the
+ *      function's MAC and IP there with a gratuitous ARP), the guest's memory mapped on it, RESUMING, the image written into its data_fd, STOP, RUNNING_P2P,
+ *      RUNNING; the guest resumed on it, interrupts it had not taken delivered.
+ * A failure up to step 4 puts the source back to RUNNING: the guest runs on where it was. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hlsnic.h"
+#include "hlsnic_vfio.h"
+
+enum {
+    HYP_PRECOPY_MAX = 8,          /* pre-copy iterations at most */
+    HYP_REMAINDER = 64 * 1024,    /* an iteration that moved no more than this ends pre-copy */
+    HYP_ITER_GAP_US = 10000       /* the guest and the device run this long between iterations */
+};
+
+static double now_ms(void) { /* CLOCK_MONOTONIC, ms */
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static uint64_t guest_cycles(hlsnic_fn_t *f, hlsnic_dev_t *d) {
+    hlsnic_dev_stats_t st;
+    hlsnic_dev_stats(d, &st);
+    return f->cycle_base + st.cycles;
+}
+
+
+
+typedef struct {
+    hlsnic_fn_t *f;
+    hyp_migration_t *m;
+    hyp_phase_t ph;
+} phase_clock_t;
+
+static void phase_begin(phase_clock_t *c, const char *name, hlsnic_dev_t *d, double t_base) {
+    memset(&c->ph, 0, sizeof c->ph);
+    snprintf(c->ph.name, sizeof c->ph.name, "%s", name);
+    c->ph.cyc0 = guest_cycles(c->f, d);
+    c->ph.ms0 = now_ms() - t_base;
+}
+
+static void phase_end(phase_clock_t *c, hlsnic_dev_t *d, double t_base) {
+    c->ph.cyc1 = guest_cycles(c->f, d);
+    c->ph.ms1 = now_ms() - t_base;
+    hyp_timeline_phase(c->m, &c->ph);
+}
+
+static const char *state_name(enum hlsnic_mig_state s) { return hlsnic_mig_state_name(s); }
+
+
+
+
+double hyp_now_ms(void) { return now_ms(); }
+
+
+/* The shadow check's answer: 0, or -EIO with the pages named in m->result. */
+static int shadow_verdict(hyp_migration_t *m, const hyp_sync_t *sy, const char *why) {
+    if (!sy->unlogged) return 0;
+    snprintf(m->result, sizeof m->result, "failed: the device wrote %u page(s) its dirty log did not report: %s", sy->unlogged, why);
+    return -EIO;
+}
+
+int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
+    hlsnic_dev_t *src = f->dev; /* only this thread replaces f->dev */
+    phase_clock_t pc = {.f = f, .m = m};
+    hyp_shadow_t sh;
+    hyp_sync_t sy;
+    hyp_buf_t img = {0};
+    char why[400] = "";
+    int rc = 0, fd = -1;
+    bool logging = false, paused = false, events_stopped = false;
+    uint64_t ev[NIC_BAR_EVENT_DEPTH];
+    unsigned nev = 0;
+
+    /* 1. guest memory */
+    hyp_ram_freeze(&f->ram);
+    phase_begin(&pc, "guest-memory", src, t_base);
+    if ((rc = hyp_shadow_build(&sh, &f->ram, &pc.ph.guest_bytes))) {
+        snprintf(m->result, sizeof m->result, "failed: the guest's memory (%zu mappings): %s", f->ram.n,
+                 rc == -E2BIG ? "more ranges than the device's dirty log takes (256)" : strerror(-rc));
+        hyp_ram_thaw(&f->ram);
+        hyp_timeline_end(m);
+        return rc;
+    }
+    if ((rc = hyp_shadow_log_start(&sh, src))) {
+        snprintf(m->result, sizeof m->result, "failed: DMA logging START: %s", strerror(-rc));
+        goto out;
+    }
+    logging = true;
+    phase_end(&pc, src, t_base);
+    /* tests only (docs/live-migration.md): break the dirty log; cancel at a phase */
+    const char *brk = getenv("HLSNIC_MIGRATE_TEST_BREAK_LOG"), *cancel = getenv("HLSNIC_MIGRATE_TEST_CANCEL");
+    if (!cancel) cancel = "";
+    bool break_log = brk && strcmp(brk, "0") != 0;
+    const hyp_shadow_range_t *cq = NULL;
+    for (unsigned i = 0; i < sh.n && !cq; i++)
+        if (sh.r[i].device_only) cq = &sh.r[i];
+
+    /* 2. pre-copy */
+    phase_begin(&pc, "pre-copy-start", src, t_base);
+    if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_PRE_COPY, &fd)) || fd < 0) {
+        snprintf(m->result, sizeof m->result, "failed: RUNNING -> PRE_COPY: %s", rc ? strerror(-rc) : "no data_fd");
+        if (!rc) rc = -EIO;
+        goto out;
+    }
+    phase_end(&pc, src, t_base);
+    for (unsigned it = 1; it <= HYP_PRECOPY_MAX; it++) {
+        char name[32];
+        snprintf(name, sizeof name, "pre-copy-%u", it);
+        phase_begin(&pc, name, src, t_base);
+        if (break_log && cq) hlsnic_dma_logging_test_skip(src, cq->va); /* the next CQE there goes unlogged */
+        uint64_t initial = 0, dirty = 0;
+        long got;
+        if ((rc = hlsnic_vfio_precopy_info(src, f->fn, &initial, &dirty)) || (got = hyp_stream_read(fd, &img, false)) < 0) {
+            if (!rc) rc = (int)got;
+            snprintf(m->result, sizeof m->result, "failed: pre-copy iteration %u: %s", it, strerror(-rc));
+            goto out;
+        }
+        if ((rc = hyp_shadow_sync(&sh, src, false, &sy, why, sizeof why))) {
+            snprintf(m->result, sizeof m->result, "failed: DMA logging REPORT: %s", strerror(-rc));
+            goto out;
+        }
+        pc.ph.device_bytes = (uint64_t)got;
+        pc.ph.guest_bytes = sy.logged_bytes + sy.vcpu_bytes;
+        phase_end(&pc, src, t_base);
+        if ((rc = shadow_verdict(m, &sy, why))) goto out;
+        if (!strcmp(cancel, "pre-copy")) {
+            rc = -ECANCELED;
+            snprintf(m->result, sizeof m->result, "failed: cancelled during pre-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
+            goto out;
+        }
+        /* (a broken log gets every iteration: more chances for its unlogged write to be the
+         * last one on its page before a synchronisation) */
+        if (!break_log && initial == 0 && it >= 2 && (uint64_t)got + pc.ph.guest_bytes <= HYP_REMAINDER) break;
+        usleep(HYP_ITER_GAP_US);
+    }
+
+    /* 3. stop: the guest paused, every device to P2P first, then STOP_COPY (QEMU's order) */
+    hlsnic_events_stop(f);
+    events_stopped = true;
+    phase_begin(&pc, "pause", src, t_base);
+    hyp_gate_pause(&f->gate);
+    paused = true;
+    if (break_log && cq) hlsnic_dma_logging_test_skip(src, cq->va); /* work in flight completes now */
+    m->down_cyc0 = pc.ph.cyc0;
+    m->down_ms0 = pc.ph.ms0;
+    /* what the guest's CPU wrote up to now is brought over with the last logged pages */
+    if ((rc = hyp_shadow_sync(&sh, src, false, &sy, why, sizeof why))) {
+        snprintf(m->result, sizeof m->result, "failed: DMA logging REPORT: %s", strerror(-rc));
+        goto out;
+    }
+    pc.ph.guest_bytes = sy.logged_bytes + sy.vcpu_bytes;
+    phase_end(&pc, src, t_base);
+    if ((rc = shadow_verdict(m, &sy, why))) goto out;
+    phase_begin(&pc, "pre-copy-p2p", src, t_base);
+    if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_PRE_COPY_P2P, NULL))) {
+        snprintf(m->result, sizeof m->result, "failed: PRE_COPY -> PRE_COPY_P2P: %s", strerror(-rc));
+        goto out;
+    }
+    phase_end(&pc, src, t_base);
+    phase_begin(&pc, "stop-copy", src, t_base);
+    long got = 0;
+    if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_STOP_COPY, NULL)) || (got = hyp_stream_read(fd, &img, true)) < 0) {
+        if (!rc) rc = (int)got;
+        snprintf(m->result, sizeof m->result, "failed: PRE_COPY_P2P -> STOP_COPY and its stream: %s", strerror(-rc));
+        goto out;
+    }
+    close(fd);
+    fd = -1;
+    pc.ph.device_bytes = (uint64_t)got;
+    if (!strcmp(cancel, "stop-copy")) { /* the whole image was read: as if the destination went away now */
+        rc = -ECANCELED;
+        snprintf(m->result, sizeof m->result, "failed: cancelled during stop-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
+        goto out;
+    }
+    if (!strcmp(cancel, "illegal-arc")) { /* a driver bug: an arc the uAPI does not have */
+        rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_PRE_COPY, NULL);
+        enum hlsnic_mig_state now = HLSNIC_MIG_ERROR;
+        hlsnic_vfio_get_state(src, f->fn, &now);
+        snprintf(m->result, sizeof m->result, "failed: STOP_COPY -> PRE_COPY answered %s, the device stayed in %s (HLSNIC_MIGRATE_TEST_CANCEL)",
+                 rc ? strerror(-rc) : "success", state_name(now));
+        if (!rc) rc = -EIO;
+        goto out;
+    }
+    if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_STOP, NULL))) {
+        snprintf(m->result, sizeof m->result, "failed: STOP_COPY -> STOP: %s", strerror(-rc));
+        goto out;
+    }
+    /* 4. the shadow check: the guest was paused, so every change since is the device's */
+    if ((rc = hyp_shadow_sync(&sh, src, true, &sy, why, sizeof why))) {
+        snprintf(m->result, sizeof m->result, "failed: DMA logging REPORT: %s", strerror(-rc));
+        goto out;
+    }
+    pc.ph.guest_bytes = sy.logged_bytes + sy.ambiguous * (uint64_t)HYP_PAGE;
+    phase_end(&pc, src, t_base);
+    if ((rc = shadow_verdict(m, &sy, why))) goto out;
+    if (sy.ambiguous)
+        fprintf(stderr, "hlsnic-hyp: migration %u: warning: %u page(s) of the program's memory changed while the guest was paused "
+                        "and are not in the device's dirty log (the device's unlogged write, or a program thread writing outside "
+                        "a verbs call); copied: %s\n", m->n, sy.ambiguous, why);
+    m->image_bytes = img.n;
+
+    /* 5. switch-over */
+    phase_begin(&pc, "switch-over", src, t_base);
+    nev = hyp_pop_events(f, src, ev, NIC_BAR_EVENT_DEPTH);
+    hlsnic_dma_logging_stop(src);
+    logging = false;
+    f->cycle_base = guest_cycles(f, src);
+    hyp_dev_close(src);
+    src = NULL;
+    hlsnic_dev_t *dst = hyp_destination(f, m->n, &img, why, sizeof why);
+    if (!dst) {
+        /* The source is gone: nothing can run the guest's function any more. */
+        rc = -EIO;
+        snprintf(m->result, sizeof m->result, "failed after the source was closed: %s; the guest has no device", why);
+        hyp_timeline_end(m);
+        hlsnic_log(f, "migration %u: the guest's function is lost: stopping the program", m->n);
+        abort(); /* loudly: every further access would find no device */
+    }
+    f->dev = dst;
+    if (f->cfg_wire_alt) f->wire_now ^= 1;
+    f->irq_fd = hlsnic_dev_irq_fd(dst, f->fn);
+    f->ev_lost_seen = hlsnic_mmio_read64(dst, f->fn, NIC_BAR_EVENT_LOST);
+    src = dst;
+    phase_end(&pc, dst, t_base);
+    snprintf(m->result, sizeof m->result, "ok");
+    rc = 0;
+out:
+    if (fd >= 0) close(fd);
+    if (rc && src && src == f->dev) {
+        if (logging) hlsnic_dma_logging_stop(src);
+        hyp_source_back(f, src);
+    }
+    hyp_shadow_free(&sh);
+    free(img.b);
+    if (paused) {
+        m->down_cyc1 = f->dev ? guest_cycles(f, f->dev) : 0;
+        m->down_ms1 = now_ms() - t_base;
+        hyp_gate_resume(&f->gate);
+    }
+    hyp_ram_thaw(&f->ram);
+    for (unsigned i = 0; i < nev; i++) hlsnic_event_dispatch(f, ev[i]);
+    if (events_stopped && hlsnic_events_start(f)) hlsnic_log(f, "migration: the event thread did not restart");
+    hyp_timeline_end(m);
+    return rc;
+}

@@ -1,0 +1,205 @@
+/* hyp_trigger.c — when the hypervisor migrates the guest's function (hyp.h;
+ * docs/live-migration.md, "Options"). Read once, when the provider opens the device:
+ *
+ *   HLSNIC_MIGRATE_AT=WHEN[,WHEN...]  WHEN = device cycles (guest device time, counted across
+ *                                     migrations) or seconds since the open with an `s` suffix
+ *   HLSNIC_MIGRATE_CTL=PATH           a unix stream socket: a client writes "migrate\n" and
+ *                                     reads one line back, "ok migration N" or "error ..."
+ *   HLSNIC_MIGRATE_TIMELINE=FILE      every migration so far as JSON, rewritten after each
+ *
+ * With none of the first two nothing runs. Otherwise one thread watches both and runs the
+ * migrations one after the other. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "hlsnic.h"
+
+enum { WHEN_MAX = 64, POLL_MS = 5 };
+
+typedef struct {
+    bool seconds, fired;
+    double at; /* cycles or seconds */
+    char text[32];
+} hyp_when_t;
+
+struct hyp_ctl {
+    hlsnic_fn_t *f;
+    pthread_t thread;
+    int stop_fd, listen_fd;
+    char ctl_path[108];
+    const char *timeline;
+    hyp_when_t when[WHEN_MAX];
+    unsigned nwhen;
+    hyp_migration_t *hist;
+    unsigned nhist;
+    double t0;
+};
+
+static int parse_when(hlsnic_fn_t *f, const char *s, struct hyp_ctl *c) {
+    char *copy = strdup(s), *save = NULL;
+    if (!copy) return ENOMEM;
+    int e = 0;
+    for (char *w = strtok_r(copy, ",", &save); w && !e; w = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double v = strtod(w, &end);
+        bool secs = *end == 's' && end[1] == 0;
+        if (end == w || (*end && !secs) || v < 0 || (!secs && (strchr(w, '.') || strchr(w, 'e') || strchr(w, 'E')))) {
+            hlsnic_log(f, "HLSNIC_MIGRATE_AT='%s': '%s' is neither device cycles (an integer) nor seconds (a number and 's')", s, w);
+            e = EINVAL;
+        } else if (c->nwhen == WHEN_MAX) {
+            hlsnic_log(f, "HLSNIC_MIGRATE_AT='%s': more than %d migrations", s, WHEN_MAX);
+            e = EINVAL;
+        } else {
+            hyp_when_t *h = &c->when[c->nwhen++];
+            *h = (hyp_when_t){.seconds = secs, .at = v};
+            snprintf(h->text, sizeof h->text, "%s", w);
+        }
+    }
+    free(copy);
+    return e;
+}
+
+static int open_ctl(hlsnic_fn_t *f, const char *path, struct hyp_ctl *c) {
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path) {
+        hlsnic_log(f, "HLSNIC_MIGRATE_CTL='%s': a unix socket path is at most %zu bytes", path, sizeof a.sun_path - 1);
+        return EINVAL;
+    }
+    strcpy(a.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 4)) {
+        int e = errno;
+        hlsnic_log(f, "HLSNIC_MIGRATE_CTL='%s': %s", path, strerror(e));
+        if (fd >= 0) close(fd);
+        return e;
+    }
+    c->listen_fd = fd;
+    snprintf(c->ctl_path, sizeof c->ctl_path, "%s", path);
+    return 0;
+}
+
+static hyp_migration_t *run_one(struct hyp_ctl *c, const char *trigger) {
+    hyp_migration_t *h = realloc(c->hist, (c->nhist + 1) * sizeof *h);
+    if (!h) return NULL;
+    c->hist = h;
+    hyp_migration_t *m = &h[c->nhist++];
+    memset(m, 0, sizeof *m);
+    m->n = c->nhist;
+    snprintf(m->trigger, sizeof m->trigger, "%s", trigger);
+    hyp_migrate(c->f, m, c->t0);
+    if (c->timeline) {
+        int rc = hyp_timeline_json(c->timeline, c->hist, c->nhist);
+        if (rc) hlsnic_log(c->f, "migration timeline %s: %s", c->timeline, strerror(-rc));
+    }
+    return m;
+}
+
+/* One client: a line in, a line out; a client that says nothing within a second is dropped. */
+static void serve_client(struct hyp_ctl *c, int cfd) {
+    char line[64] = "", out[700];
+    size_t n = 0;
+    struct pollfd p = {.fd = cfd, .events = POLLIN};
+    while (n < sizeof line - 1 && !strchr(line, '\n') && poll(&p, 1, 1000) == 1) {
+        ssize_t r = read(cfd, line + n, sizeof line - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+        line[n] = 0;
+    }
+    line[strcspn(line, "\r\n")] = 0;
+    if (!strcmp(line, "migrate")) {
+        hyp_migration_t *m = run_one(c, "control");
+        if (!m) snprintf(out, sizeof out, "error: out of memory\n");
+        else if (!strcmp(m->result, "ok")) snprintf(out, sizeof out, "ok migration %u\n", m->n);
+        else snprintf(out, sizeof out, "error migration %u: %s\n", m->n, m->result);
+    } else {
+        snprintf(out, sizeof out, "error: unknown command '%.40s' (the only command is 'migrate')\n", line);
+    }
+    ssize_t w = write(cfd, out, strlen(out));
+    (void)w;
+}
+
+static void *ctl_main(void *arg) {
+    struct hyp_ctl *c = arg;
+    struct pollfd p[2] = {{.fd = c->stop_fd, .events = POLLIN}, {.fd = c->listen_fd, .events = POLLIN}};
+    for (;;) {
+        int r = poll(p, c->listen_fd >= 0 ? 2 : 1, POLL_MS);
+        if (r < 0 && errno != EINTR) break;
+        if (p[0].revents) break;
+        if (c->listen_fd >= 0 && (p[1].revents & POLLIN)) {
+            int cfd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+            if (cfd >= 0) {
+                serve_client(c, cfd);
+                close(cfd);
+            }
+        }
+        if (!c->nwhen) continue;
+        hlsnic_dev_stats_t st;
+        hlsnic_dev_stats(c->f->dev, &st);
+        double cycles = (double)(c->f->cycle_base + st.cycles), secs = (hyp_now_ms() - c->t0) / 1e3;
+        for (unsigned i = 0; i < c->nwhen; i++) {
+            hyp_when_t *w = &c->when[i];
+            if (w->fired || (w->seconds ? secs : cycles) < w->at) continue;
+            w->fired = true;
+            run_one(c, w->text);
+            break; /* the clock moved: look again */
+        }
+    }
+    return NULL;
+}
+
+int hyp_ctl_start(hlsnic_fn_t *f) {
+    const char *at = getenv("HLSNIC_MIGRATE_AT"), *ctl = getenv("HLSNIC_MIGRATE_CTL");
+    if ((!at || !*at) && (!ctl || !*ctl)) return 0;
+    struct hyp_ctl *c = calloc(1, sizeof *c);
+    if (!c) return ENOMEM;
+    c->f = f;
+    c->listen_fd = -1;
+    c->t0 = hyp_now_ms();
+    c->timeline = getenv("HLSNIC_MIGRATE_TIMELINE");
+    int e = 0;
+    if (at && *at) e = parse_when(f, at, c);
+    if (!e && ctl && *ctl) e = open_ctl(f, ctl, c);
+    if (!e && (c->stop_fd = eventfd(0, EFD_CLOEXEC)) < 0) e = errno;
+    if (!e && (e = pthread_create(&c->thread, NULL, ctl_main, c))) close(c->stop_fd);
+    if (e) {
+        if (c->listen_fd >= 0) {
+            close(c->listen_fd);
+            unlink(c->ctl_path);
+        }
+        free(c);
+        return e;
+    }
+    f->hyp = c;
+    return 0;
+}
+
+void hyp_ctl_stop(hlsnic_fn_t *f) {
+    struct hyp_ctl *c = f->hyp;
+    if (!c) return;
+    uint64_t one = 1;
+    if (write(c->stop_fd, &one, sizeof one) != sizeof one) hlsnic_log(f, "cannot stop the migration thread");
+    pthread_join(c->thread, NULL);
+    hlsnic_dev_stats_t st;
+    hlsnic_dev_stats(f->dev, &st);
+    unsigned pending = 0;
+    for (unsigned i = 0; i < c->nwhen; i++) pending += !c->when[i].fired;
+    fprintf(stderr, "hlsnic-hyp: closed after %u migration(s) at %llu cycles, %.1f s%s\n", c->nhist,
+            (unsigned long long)(f->cycle_base + st.cycles), (hyp_now_ms() - c->t0) / 1e3,
+            pending ? " (some --migrate-at points were never reached)" : "");
+    close(c->stop_fd);
+    if (c->listen_fd >= 0) {
+        close(c->listen_fd);
+        unlink(c->ctl_path);
+    }
+    free(c->hist);
+    free(c);
+    f->hyp = NULL;
+}
