@@ -38,6 +38,18 @@ unsigned mig_hal_tb_section(unsigned table, unsigned section) {
     return table < MIG_TABLES && section < MIG_SECTIONS_MAX ? sections[table][section] : 0;
 }
 
+nic_cmd_t mig_ctx_word_cmd(bool write, unsigned fn, unsigned row, unsigned sect, unsigned k, const uint32_t *w4) {
+    nic_cmd_t c = {.op = write ? NIC_CMD_CTX_WRITE : NIC_CMD_CTX_READ, .fn = (nic_fn_t)fn, .num = row,
+                   .ctx_sect = (uint8_t)sect, .ctx_word = (uint8_t)k};
+    if (write)
+        for (unsigned i = 4; i-- > 0;) c.ctx_data = (c.ctx_data << 32) | w4[i];
+    return c;
+}
+
+void mig_ctx_word_take(const nic_cmd_resp_t *r, uint32_t *w4) {
+    for (unsigned i = 0; i < 4; i++) w4[i] = (uint32_t)(r->ctx_data >> (32 * i));
+}
+
 /* One command; its cycles are port cycles. MIG_OK, or MIG_E_HW with the refusal kept. */
 static int command(struct mig_hal_tb *h, nic_cmd_t *c, nic_cmd_resp_t *r) {
     uint64_t t0 = nic_tb_now(h->tb);
@@ -74,15 +86,11 @@ static int ctx_access(struct mig_hal_tb *h, bool write, unsigned t, unsigned s, 
     if (h->unserved & (1u << sect)) return MIG_E_NO_OP;
     int rc = settle_suspend(h);
     for (unsigned k = 0; rc == MIG_OK && k < nwords / 4; k++) {
-        nic_cmd_t c = {.op = write ? NIC_CMD_CTX_WRITE : NIC_CMD_CTX_READ, .fn = (nic_fn_t)fn, .num = row,
-                       .ctx_sect = (uint8_t)sect, .ctx_word = (uint8_t)k};
-        if (write)
-            for (unsigned i = 4; i-- > 0;) c.ctx_data = (c.ctx_data << 32) | w[4 * k + i];
+        nic_cmd_t c = mig_ctx_word_cmd(write, fn, row, sect, k, &w[4 * k]);
         nic_cmd_resp_t r;
         rc = command(h, &c, &r);
         h->ctx_writes += rc == MIG_OK && write;
-        if (rc == MIG_OK && !write)
-            for (unsigned i = 0; i < 4; i++) w[4 * k + i] = (uint32_t)(r.ctx_data >> (32 * i));
+        if (rc == MIG_OK && !write) mig_ctx_word_take(&r, &w[4 * k]);
     }
     return rc;
 }

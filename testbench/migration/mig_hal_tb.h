@@ -48,6 +48,14 @@ struct mig_hal mig_hal_tb(struct mig_hal_tb *h, nic_tb_t *tb, unsigned nic);
 /* The NIC_CTX_* section the firmware's (table, section) is, or 0 if none. */
 unsigned mig_hal_tb_section(unsigned table, unsigned section);
 
+/* One 128-bit port word of a context access, as the NIC command that moves it: word k of
+ * section sect of (fn, row); for a write, w4 holds the word's four 32-bit firmware words
+ * (w4[0] least significant). Shared with the platform's firmware (testbench/platform/nic). */
+nic_cmd_t mig_ctx_word_cmd(bool write, unsigned fn, unsigned row, unsigned sect, unsigned k, const uint32_t *w4);
+
+/* The four 32-bit firmware words of a CTX_READ answer, least significant first. */
+void mig_ctx_word_take(const nic_cmd_resp_t *r, uint32_t *w4);
+
 /* A gratuitous ARP for (mac, ip): an ARP request with sender and target IP both ip, to the
  * broadcast address (what tshark shows as "Gratuitous ARP"). 42 bytes; returns the length. */
 size_t mig_garp_frame(uint8_t *frame, uint64_t mac, uint32_t ip);

@@ -74,14 +74,10 @@ static int ctx_access(nic_fw_t *f, bool write, unsigned t, unsigned s, unsigned 
     if (!sect || nwords != f->fw.caps.words[t][s] || nwords % 4 || fn >= NIC_FNS) return MIG_E_ARG;
     int rc = MIG_OK;
     for (unsigned k = 0; rc == MIG_OK && k < nwords / 4; k++) {
-        nic_cmd_t c = {.op = write ? NIC_CMD_CTX_WRITE : NIC_CMD_CTX_READ, .fn = (nic_fn_t)fn, .num = row,
-                       .ctx_sect = (uint8_t)sect, .ctx_word = (uint8_t)k};
-        if (write)
-            for (unsigned i = 4; i-- > 0;) c.ctx_data = (c.ctx_data << 32) | w[4 * k + i];
+        nic_cmd_t c = mig_ctx_word_cmd(write, fn, row, sect, k, &w[4 * k]);
         nic_cmd_resp_t r;
         rc = command(f, &c, &r);
-        if (rc == MIG_OK && !write)
-            for (unsigned i = 0; i < 4; i++) w[4 * k + i] = (uint32_t)(r.ctx_data >> (32 * i));
+        if (rc == MIG_OK && !write) mig_ctx_word_take(&r, &w[4 * k]);
     }
     return rc;
 }
