@@ -63,6 +63,21 @@ enum { NIC_ARM_NONE = 0, NIC_ARM_NEXT = 1, NIC_ARM_SOLICITED = 2 };
 #define NIC_BAR_EVENT_LOST 0x0408u     /* read: events dropped because the queue was full */
 #define NIC_BAR_IRQ_MASK 0x0410u       /* read/write: bit 0 masks the interrupt */
 
+/* ---- migration firmware mailbox (the managing function's BAR only) ---- */
+/* The embedded controller (migration-fw/) serves the device migration API here: the managing
+ * driver writes a struct mig_cmd (migration-fw/include/mig_cmd.h) at NIC_BAR_FW_CMD, any value
+ * to NIC_BAR_FW_GO, polls NIC_BAR_FW_STATUS until DONE, then reads the struct mig_resp at
+ * NIC_BAR_FW_RESP. The PCIe platform's NIC (testbench/platform/nic) serves these registers;
+ * the in-process device (testbench/device) reaches its firmware through its VFIO-shaped calls
+ * instead (testbench/device/hlsnic_vfio.h). */
+#define NIC_BAR_FW_CMD 0x3000u         /* struct mig_cmd bytes (write before GO) */
+#define NIC_BAR_FW_CMD_MAX 0x20u
+#define NIC_BAR_FW_GO 0x3100u          /* write (any value): run the command */
+#define NIC_BAR_FW_STATUS 0x3108u      /* read: NIC_FW_STATUS_* */
+#define NIC_BAR_FW_RESP 0x3200u        /* struct mig_resp bytes (read after DONE) */
+#define NIC_BAR_FW_RESP_MAX 0x20u
+enum { NIC_FW_STATUS_BUSY = 1 << 0, NIC_FW_STATUS_DONE = 1 << 1 };
+
 /* ---- statistics (read-only, since reset, whole device) ---- */
 #define NIC_BAR_STAT_TX_FRAMES 0x1000u
 #define NIC_BAR_STAT_RX_FRAMES 0x1008u

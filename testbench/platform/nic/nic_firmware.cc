@@ -2,7 +2,7 @@
 #include "nic_firmware.h"
 #include "nic_clock.h"
 #include "mig_err.h"
-#include "nic_fw_mailbox.h"
+#include "nic_bar.h"
 #include <cstdio>
 #include <cstring>
 
@@ -10,7 +10,7 @@ using namespace sc_core;
 
 nic_firmware::nic_firmware(sc_module_name name, nic_endpoint &ep, nic_models_t *models, unsigned nic)
     : sc_module(name), ep_(ep) {
-    static_assert(sizeof(mig_cmd) <= NIC_FW_CMD_MAX && sizeof(mig_resp) <= NIC_FW_RESP_MAX, "mailbox too small");
+    static_assert(sizeof(mig_cmd) <= NIC_BAR_FW_CMD_MAX && sizeof(mig_resp) <= NIC_BAR_FW_RESP_MAX, "mailbox too small");
     nic_fw_env_t env = {this, wait_cycles, host_write, nullptr};
     fw_ = nic_fw_new(models, nic, &env);
     SC_HAS_PROCESS(nic_firmware);
@@ -28,14 +28,14 @@ static std::string to_hex(uint64_t v) {
 static bool inside(uint64_t off, uint64_t base, uint64_t size) { return off >= base && off + 8 <= base + size; }
 
 bool nic_firmware::owns(uint64_t off) const {
-    return inside(off, NIC_FW_CMD, NIC_FW_CMD_MAX) || off == NIC_FW_GO || off == NIC_FW_STATUS ||
-           inside(off, NIC_FW_RESP, NIC_FW_RESP_MAX);
+    return inside(off, NIC_BAR_FW_CMD, NIC_BAR_FW_CMD_MAX) || off == NIC_BAR_FW_GO || off == NIC_BAR_FW_STATUS ||
+           inside(off, NIC_BAR_FW_RESP, NIC_BAR_FW_RESP_MAX);
 }
 
 void nic_firmware::write(uint64_t off, uint64_t v) {
-    if (inside(off, NIC_FW_CMD, NIC_FW_CMD_MAX)) {
-        memcpy(cmd_ + (off - NIC_FW_CMD), &v, 8);
-    } else if (off == NIC_FW_GO) {
+    if (inside(off, NIC_BAR_FW_CMD, NIC_BAR_FW_CMD_MAX)) {
+        memcpy(cmd_ + (off - NIC_BAR_FW_CMD), &v, 8);
+    } else if (off == NIC_BAR_FW_GO) {
         if (busy_) {
             errors.push_back(std::string(basename()) + ": FW_GO while the previous command is still busy: ignored");
             return;
@@ -50,9 +50,9 @@ void nic_firmware::write(uint64_t off, uint64_t v) {
 
 uint64_t nic_firmware::read(uint64_t off) {
     uint64_t v = 0;
-    if (off == NIC_FW_STATUS) return (busy_ ? NIC_FW_BUSY : 0) | (done_ ? NIC_FW_DONE : 0);
-    if (inside(off, NIC_FW_CMD, NIC_FW_CMD_MAX)) memcpy(&v, cmd_ + (off - NIC_FW_CMD), 8);
-    else if (inside(off, NIC_FW_RESP, NIC_FW_RESP_MAX)) memcpy(&v, resp_ + (off - NIC_FW_RESP), 8);
+    if (off == NIC_BAR_FW_STATUS) return (busy_ ? NIC_FW_STATUS_BUSY : 0) | (done_ ? NIC_FW_STATUS_DONE : 0);
+    if (inside(off, NIC_BAR_FW_CMD, NIC_BAR_FW_CMD_MAX)) memcpy(&v, cmd_ + (off - NIC_BAR_FW_CMD), 8);
+    else if (inside(off, NIC_BAR_FW_RESP, NIC_BAR_FW_RESP_MAX)) memcpy(&v, resp_ + (off - NIC_BAR_FW_RESP), 8);
     else errors.push_back(std::string(basename()) + ": read at mailbox offset 0x" + to_hex(off) + ": write-only");
     return v;
 }

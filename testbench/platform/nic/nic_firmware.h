@@ -1,5 +1,5 @@
 // nic_firmware.h — the NIC's embedded controller on the platform: the migration firmware
-// (nic_fw.h) in its own SystemC thread, its mailbox (nic_fw_mailbox.h) in the PF's BAR, and
+// (nic_fw.h) in its own SystemC thread, its mailbox (NIC_BAR_FW_* in hls/include/nic_bar.h) in the PF's BAR, and
 // its DMA of image blocks as MWr TLPs from the NIC's endpoint.
 //   - a write of FW_GO wakes the thread, which runs the command to its end; each wait of the
 //     firmware's HAL is a SystemC wait of whole NIC cycles, so the NIC clock keeps stepping;
@@ -10,7 +10,7 @@
 #pragma once
 #include "nic_endpoint.h"
 #include "nic_fw.h"
-#include "nic_fw_mailbox.h"
+#include "nic_bar.h"
 
 class nic_firmware : public sc_core::sc_module, public card_registers {
 public:
@@ -29,7 +29,7 @@ private:
     static int host_write(void *ctx, uint64_t addr, const uint8_t *buf, uint32_t len);
     nic_endpoint &ep_;
     nic_fw_t *fw_;
-    uint8_t cmd_[NIC_FW_CMD_MAX] = {}, resp_[NIC_FW_RESP_MAX] = {};
+    uint8_t cmd_[NIC_BAR_FW_CMD_MAX] = {}, resp_[NIC_BAR_FW_RESP_MAX] = {};
     bool busy_ = false, done_ = false;
     sc_core::sc_event go_;
 };

@@ -2,21 +2,21 @@
 #include "nic_pf_driver.h"
 #include "cpu_host_ops.h"
 #include "nic_fw.h"
-#include "nic_fw_mailbox.h"
+#include "nic_bar.h"
 #include <cstring>
 
 void fw_post(root_complex &rc, uint16_t dev, const mig_cmd &c, const std::string &note) {
     std::vector<uint64_t> words((sizeof c + 7) / 8, 0);
     memcpy(words.data(), &c, sizeof c);
-    rc.mmio_write_words(dev, NIC_FW_CMD, words, note + " command bytes");
-    rc.mmio_write(dev, NIC_FW_GO, 1, "FW_GO (" + note + ")");
+    rc.mmio_write_words(dev, NIC_BAR_FW_CMD, words, note + " command bytes");
+    rc.mmio_write(dev, NIC_BAR_FW_GO, 1, "FW_GO (" + note + ")");
 }
 
 std::string fw_answer(root_complex &rc, uint16_t dev, mig_resp *r) {
     for (int poll = 0; poll < 100000; poll++) {
-        uint64_t st = rc.mmio_read(dev, NIC_FW_STATUS, "FW_STATUS");
-        if ((st & NIC_FW_BUSY) || !(st & NIC_FW_DONE)) continue;
-        std::vector<uint64_t> w = rc.mmio_read_words(dev, NIC_FW_RESP, (sizeof *r + 7) / 8, "FW_RESP");
+        uint64_t st = rc.mmio_read(dev, NIC_BAR_FW_STATUS, "FW_STATUS");
+        if ((st & NIC_FW_STATUS_BUSY) || !(st & NIC_FW_STATUS_DONE)) continue;
+        std::vector<uint64_t> w = rc.mmio_read_words(dev, NIC_BAR_FW_RESP, (sizeof *r + 7) / 8, "FW_RESP");
         memcpy(r, w.data(), sizeof *r);
         return "";
     }

@@ -1,5 +1,5 @@
 // nic_pf_driver.h — the PF driver's migration commands to a NIC's firmware, over MMIO through
-// the fabric (nic_fw_mailbox.h): the command bytes as one MWr (write-combined), FW_GO as a
+// the fabric (NIC_BAR_FW_* in nic_bar.h): the command bytes as one MWr (write-combined), FW_GO as a
 // second (both posted), then MRd polls of FW_STATUS until DONE and one MRd of the response.
 // Thread context (root_complex's CPU side).
 #pragma once
