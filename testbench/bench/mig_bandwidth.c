@@ -13,6 +13,7 @@
  * bench rows (bench_rows.h) of the first successful migration: downtime by phase, pre-copy
  * iterations, bandwidth before / in the dip / after, the dip's depth and length. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "pcap.h"
 
 #define SECTION "live migration: ib_write_bw"
+#define USAGE "mig_bandwidth --timeline TL.json --pcap FILE --mac MAC [--window CYCLES] [--out DIR]"
 #define GBIT_PER_BYTE_PER_CYCLE 2.0 /* 8 bits x 250 MHz */
 #define DATA_FRAME_MIN 512          /* a frame this long carries payload (ACKs are ~60 bytes) */
 
@@ -36,28 +38,32 @@ typedef struct {
     size_t n, cap;
 } frames_t;
 
-static void die(const char *fmt, const char *a, const char *b) {
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "mig_bandwidth: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    va_end(ap);
     exit(1);
 }
 
 /* Append FILE's frames at guest time base + (its timestamp / 4 ns). */
 static void read_pcap(frames_t *fs, const char *file, uint64_t base, const uint8_t mac[6]) {
     pcap_reader_t *r = pcap_open_read(file);
-    if (!r) die("%s: not a readable pcap%s", file, "");
+    if (!r) die("%s: not a readable pcap", file);
     static uint8_t buf[PCAP_SNAPLEN];
-    size_t len;
+    size_t len, before = fs->n;
     uint64_t ns;
     int rc;
     while ((rc = pcap_next(r, buf, sizeof buf, &len, &ns)) == 1) {
         if (fs->n == fs->cap && !(fs->f = realloc(fs->f, (fs->cap = fs->cap ? 2 * fs->cap : 4096) * sizeof *fs->f)))
-            die("%s: out of memory%s", file, "");
+            die("%s: out of memory", file);
         fs->f[fs->n++] = (frame_t){.cyc = base + ns / 4, .len = (uint32_t)len, .tx = len >= 12 && !memcmp(buf + 6, mac, 6)};
     }
     pcap_close_read(r);
-    if (rc < 0) die("%s: malformed pcap after frame %s", file, "(see pcap_next)");
+    if (rc < 0) die("%s: malformed pcap after frame %zu", file, fs->n - before);
 }
 
 static int by_cycle(const void *a, const void *b) {
@@ -222,7 +228,7 @@ int main(int argc, char **argv) {
     uint64_t window = 100000;
     for (int i = 1; i < argc; i += 2) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) die("option %s needs a value%s", argv[i], "");
+        if (!v) die("option %s needs a value", argv[i]);
         if (!strcmp(argv[i], "--timeline")) tl = v;
         else if (!strcmp(argv[i], "--pcap")) pcap = v;
         else if (!strcmp(argv[i], "--mac")) mac_s = v;
@@ -230,17 +236,17 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--window")) {
             char *e;
             window = strtoull(v, &e, 10);
-            if (*e || !window) die("--window '%s': not a positive number of cycles%s", v, "");
-        } else die("unknown option '%s'%s", argv[i], " (usage: --timeline TL.json --pcap FILE --mac MAC [--window CYCLES] [--out DIR])");
+            if (*e || !window) die("--window '%s': not a positive number of cycles", v);
+        } else die("unknown option '%s' (usage: %s)", argv[i], USAGE);
     }
-    if (!tl || !pcap || !mac_s) die("usage: mig_bandwidth --timeline TL.json --pcap FILE --mac MAC [--window CYCLES] [--out DIR]%s%s", "", "");
+    if (!tl || !pcap || !mac_s) die("usage: %s", USAGE);
     uint8_t mac[6];
     if (sscanf(mac_s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3], &mac[4], &mac[5]) != 6)
-        die("--mac '%s': not XX:XX:XX:XX:XX:XX%s", mac_s, "");
+        die("--mac '%s': not XX:XX:XX:XX:XX:XX", mac_s);
     static mig_record_t m[64];
     char why[512];
     int nm = mig_timeline_read(tl, m, 64, why, sizeof why);
-    if (nm < 0) die("%s%s", why, "");
+    if (nm < 0) die("%s", why);
     frames_t fs = {0};
     read_pcap(&fs, pcap, 0, mac);
     const mig_record_t *first_ok = NULL;
