@@ -7,6 +7,8 @@
 #   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report,
 #                then make review of a small change (docs/review.md)
 #   make bench   the NIC's performance and size table (docs/bench.md); QUICK=1: small sizes
+#   make bench-migration   ib_write_bw across a live migration: downtime by phase, pre-copy, the
+#                bandwidth dip, and the plot's SVG (docs/live-migration.md, "Plot and bench")
 #   make review  what a change does to the NIC's Verilog, area, equiv, tests and bench figures
 #                (docs/review.md); BASE=REV (default HEAD if tracked files changed, else HEAD~1)
 #                REVIEW_FLAGS="--no-synth --no-bench ..." (scripts/review --help)
@@ -16,6 +18,7 @@
 # The targets here share rtl-gen/build: run them one after another even under -j
 # (sub-makes still run their own jobs in parallel).
 .NOTPARALLEL:
+.PHONY: bench-migration
 
 all: test
 
@@ -33,6 +36,9 @@ demo: deps
 
 bench: deps
 	@QUICK=$(if $(filter-out 0,$(QUICK)),1,0) testbench/bench/run
+
+bench-migration: deps
+	@testbench/bench/migration-run --plot
 
 review: deps
 	@scripts/review $(BASE) $(REVIEW_FLAGS)

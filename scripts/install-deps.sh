@@ -29,6 +29,8 @@ PACKAGES=(
     # the exhaustive model of the multi-device suspend (testbench/platform/spin, make -C
     # testbench/platform spin): spin writes a C verifier, gcc builds it
     spin
+    # the throughput-over-time plot of a live migration (testbench/bench/plot-migration): SVG
+    gnuplot-nox
     # build and scripts
     make gcc g++ python3
 )

@@ -128,6 +128,7 @@ typedef struct {
     unsigned nph;
     uint64_t image_bytes;
     uint64_t down_cyc0, down_cyc1; /* the guest paused */
+    uint64_t dest_cycle_base;      /* guest device time at the destination's cycle 0 (0: none) */
     double down_ms0, down_ms1;
 } hyp_migration_t;
 void hyp_timeline_phase(hyp_migration_t *m, const hyp_phase_t *p); /* record + stderr line */

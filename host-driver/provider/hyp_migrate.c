@@ -226,6 +226,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     hlsnic_dma_logging_stop(src);
     logging = false;
     f->cycle_base = guest_cycles(f, src);
+    m->dest_cycle_base = f->cycle_base; /* the timeline's key to the destination's pcap times */
     hyp_dev_close(src);
     src = NULL;
     hlsnic_dev_t *dst = hyp_destination(f, m->n, &img, why, sizeof why);

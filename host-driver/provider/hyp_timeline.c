@@ -1,7 +1,8 @@
 /* hyp_timeline.c — what each migration did, phase by phase (hyp.h): one stderr line per
  * phase as it ends, a summary line, and the whole history as JSON for tools and plots
  * (format: docs/live-migration.md, "Timeline"). Cycles are the guest's device time: the
- * cycles of every device its function ran on, one after the other. */
+ * cycles of every device its function ran on, one after the other; dest_cycle_base is where
+ * the destination's own count (its pcap's timestamps) starts in it. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,9 +45,10 @@ int hyp_timeline_json(const char *file, const hyp_migration_t *all, unsigned n) 
         json_str(f, m->trigger);
         fprintf(f, ", \"result\": ");
         json_str(f, m->result);
-        fprintf(f, ", \"ok\": %s, \"image_bytes\": %llu, \"paused\": {\"cycles\": [%llu, %llu], \"ms\": [%.3f, %.3f]},\n  \"phases\": [",
+        fprintf(f, ", \"ok\": %s, \"image_bytes\": %llu, \"paused\": {\"cycles\": [%llu, %llu], \"ms\": [%.3f, %.3f]},\n"
+                   "  \"dest_cycle_base\": %llu,\n  \"phases\": [",
                 strcmp(m->result, "ok") ? "false" : "true", (unsigned long long)m->image_bytes, (unsigned long long)m->down_cyc0,
-                (unsigned long long)m->down_cyc1, m->down_ms0, m->down_ms1);
+                (unsigned long long)m->down_cyc1, m->down_ms0, m->down_ms1, (unsigned long long)m->dest_cycle_base);
         for (unsigned k = 0; k < m->nph; k++) {
             const hyp_phase_t *p = &m->ph[k];
             fprintf(f, "%s\n   {\"name\": ", k ? "," : "");

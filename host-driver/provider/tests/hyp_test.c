@@ -136,15 +136,16 @@ static void test_json(const char *dir) {
         snprintf(m[i].result, sizeof m[i].result, "%s", i ? "failed: \"quoted\" \\ reason" : "ok");
         m[i].ph[m[i].nph++] = (hyp_phase_t){.name = "pause", .cyc0 = 10, .cyc1 = 20, .ms0 = 1, .ms1 = 2, .device_bytes = 512};
     }
+    m[0].dest_cycle_base = 12345; /* the second failed before the source closed: 0 */
     char file[512], cmd[1200];
     snprintf(file, sizeof file, "%s/tl.json", dir);
     int rc = hyp_timeline_json(file, m, 2);
     snprintf(cmd, sizeof cmd,
              "python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))[\"migrations\"]; "
              "assert [x[\"ok\"] for x in t]==[True,False] and t[1][\"result\"]==\"failed: \\\"quoted\\\" \\\\ reason\" "
-             "and t[0][\"phases\"][0][\"cycles\"]==[10,20]' %s",
+             "and t[0][\"phases\"][0][\"cycles\"]==[10,20] and [x[\"dest_cycle_base\"] for x in t]==[12345,0]' %s",
              file);
-    check(!rc && system(cmd) == 0, "timeline: JSON parses, results escaped", "python3 rejected it");
+    check(!rc && system(cmd) == 0, "timeline: JSON parses, results escaped, dest_cycle_base per migration", "python3 rejected it");
     rc = hyp_timeline_json("/nonexistent-dir/tl.json", m, 1);
     check(rc == -ENOENT, "timeline: an unwritable file is an error", "no error");
 }
