@@ -144,6 +144,21 @@ static bool round_on_dest_nak(const frames_t *s, const nak_windows_t *ws, const 
     return false;
 }
 
+/* x, A''s first request, starts a go-back-N round A had to make: a sequence NAK naming x's
+ * PSN reached A before the move and nothing that reached A after it, up to the move, covered
+ * that PSN. The Suspend-Active source takes every NAK, and having taken it must resend from
+ * the PSN it names (IBA 9.7.5.2); the move only left the round for A' to send. */
+static bool round_a_owed(const frames_t *d, const frame_t *x, uint64_t mac, uint32_t qpn, uint64_t moved) {
+    bool owed = false;
+    for (size_t i = 0; i < d->n && d->f[i].cycle < moved; i++) {
+        const frame_t *y = &d->f[i];
+        if (y->dst != mac || y->dqpn != qpn || !is_response(y->op)) continue;
+        if (is_seq_nak(y) && y->psn == x->psn) owed = true;
+        else if (is_seq_nak(y) ? past(y->psn, x->psn) : covers(y->psn, x->psn)) owed = false;
+    }
+    return owed;
+}
+
 /* copies of x's frame the wire delivered in cycles [from, by) that the peer took in */
 static unsigned delivered_copies(const frames_t *d, const nak_windows_t *ws, const frame_t *x, uint64_t from, uint64_t by) {
     unsigned k = 0;
@@ -204,7 +219,9 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
         bool here = earlier && (!copy_arrived || (response_sent && !response_arrived) ||
                                 (sent_to_dest && !arrived_at_dest));
         bool new_round = have_prev && covers(prev_psn, x->psn) && x->psn != prev_psn;
-        if (new_round) round_explained = here || x->cycle < moved || round_on_dest_nak(&s, &ws, x, dest_from);
+        if (new_round)
+            round_explained = here || x->cycle < moved || round_on_dest_nak(&s, &ws, x, dest_from) ||
+                              (x->cycle == dest_from && round_a_owed(&d, x, mac, qpn, moved));
         if (!earlier) round_explained = false;  /* a first copy: no round goes on */
         bool explained = here || round_explained;
         have_prev = true;

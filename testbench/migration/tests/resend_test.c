@@ -219,6 +219,29 @@ int main(void) {
                naked ? 8 : 5, 0);
     }
 
+    /* The wire delays 15 behind 16: B NAKs 15 and takes the late 15, then NAKs 16 (dropped
+     * in the first NAK's window) when 17 comes. A makes the round on NAK 15 (15..17, which B
+     * takes) and only then gets the NAK of 16, just before the move. Having taken it with
+     * nothing covering 16 after it, A owed a round from 16: A' sending it (16, 17) is the
+     * wire's doing. Had B's ACK of 17 come after that NAK, nothing was owed and the same
+     * round of A' is the migration's. */
+    for (int acked = 0; acked <= 1; acked++) {
+        w = begin();
+        for (uint32_t p = 10; p < 15; p++) req(&w, p);
+        send_delayed(&w, 15);
+        req(&w, 16);
+        nak(&w, 15, false);
+        arrive(&w);
+        req(&w, 17);
+        for (uint32_t p = 15; p < 18; p++) req(&w, p);
+        nak(&w, 16, false);
+        if (acked) ack(&w, 17);
+        to(&w, MOVED + 100);
+        for (uint32_t p = 16; p < 20; p++) req(&w, p);
+        expect(&w, acked ? "the same first round of A' after an ACK past the NAKed PSN" : "the round A owed on a NAK it took, sent by A'",
+               2, acked ? 0 : 2, 0);
+    }
+
     /* a READ asked for again is a re-issue, not a resend */
     w = begin();
     frame(&w, true, OP_READ, 10, false);
