@@ -144,10 +144,11 @@ static bool round_on_dest_nak(const frames_t *s, const nak_windows_t *ws, const 
     return false;
 }
 
-/* x, A''s first request, starts a go-back-N round A had to make: a sequence NAK naming x's
- * PSN reached A before the move and nothing that reached A after it, up to the move, covered
- * that PSN. The Suspend-Active source takes every NAK, and having taken it must resend from
- * the PSN it names (IBA 9.7.5.2); the move only left the round for A' to send. */
+/* x starts a go-back-N round A had to make: a sequence NAK naming x's PSN reached A before
+ * the move and nothing that reached A after it, up to the move, covered that PSN. The
+ * Suspend-Active source takes every NAK, and having taken it must resend from the PSN it
+ * names (IBA 9.7.5.2); the move only left the round for A' to send (the caller asks only for
+ * the first copy A' sends of that PSN). */
 static bool round_a_owed(const frames_t *d, const frame_t *x, uint64_t mac, uint32_t qpn, uint64_t moved) {
     bool owed = false;
     for (size_t i = 0; i < d->n && d->f[i].cycle < moved; i++) {
@@ -194,11 +195,13 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
         const frame_t *x = &s.f[i];
         if (x->src != mac || x->dqpn != dqpn || !is_request(x->op)) continue;
         bool earlier = false, before = false, copy_arrived = false, response_sent = false, response_arrived = false;
+        bool dest_sent = false;             /* A' sent this PSN before */
         bool sent_to_dest = false, arrived_at_dest = false; /* responses covering it sent to A' */
         for (size_t j = 0; j < i; j++) {
             const frame_t *y = &s.f[j];
             if (y->src == mac && y->dqpn == dqpn && y->psn == x->psn && is_request(y->op)) {
                 earlier = true;
+                dest_sent |= y->cycle >= dest_from;
                 before |= y->cycle < moved;
                 copy_arrived |= delivered_copies(&d, &ws, y, 0, x->cycle) > 0;
             }
@@ -218,10 +221,12 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
          * them) */
         bool here = earlier && (!copy_arrived || (response_sent && !response_arrived) ||
                                 (sent_to_dest && !arrived_at_dest));
-        bool new_round = have_prev && covers(prev_psn, x->psn) && x->psn != prev_psn;
+        /* a jump forward, past the next PSN, starts a round too: the position A' loaded, after
+         * the probe or a READ re-issued alone */
+        bool new_round = have_prev && x->psn != prev_psn && (covers(prev_psn, x->psn) || x->psn != ((prev_psn + 1) & 0xffffff));
         if (new_round)
             round_explained = here || x->cycle < moved || round_on_dest_nak(&s, &ws, x, dest_from) ||
-                              (x->cycle == dest_from && round_a_owed(&d, x, mac, qpn, moved));
+                              (!dest_sent && round_a_owed(&d, x, mac, qpn, moved));
         if (!earlier) round_explained = false;  /* a first copy: no round goes on */
         bool explained = here || round_explained;
         have_prev = true;

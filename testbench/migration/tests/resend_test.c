@@ -242,6 +242,25 @@ int main(void) {
                2, acked ? 0 : 2, 0);
     }
 
+    /* The wire delays 15 behind 19: A takes B's NAK of 15 just before the move, B then takes
+     * the late 15 (and had dropped 16..19). A' probes (10) and then sends the round A owed
+     * from 15: the probe is the migration's, the round the wire's. When B NAKs 16 too
+     * (it has 15) and A takes that, the round from 15 is the migration's, not owed. */
+    for (int second = 0; second <= 1; second++) {
+        w = begin();
+        for (uint32_t p = 10; p < 15; p++) req(&w, p);
+        send_delayed(&w, 15);
+        for (uint32_t p = 16; p < 20; p++) req(&w, p);
+        nak(&w, 15, false);
+        arrive(&w);
+        if (second) nak(&w, 16, false);
+        to(&w, MOVED + 100);
+        req(&w, 10);
+        req(&w, 15);
+        expect(&w, second ? "a round of A' after the probe from a PSN a later NAK acknowledged" : "the probe, then the round A owed on a NAK it took",
+               2, second ? 0 : 1, 0);
+    }
+
     /* a READ asked for again is a re-issue, not a resend */
     w = begin();
     frame(&w, true, OP_READ, 10, false);
