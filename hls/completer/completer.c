@@ -204,18 +204,23 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
  * oldest WQE w, a READ/atomic still owed its response, is kept (the later of two). So is a
  * READ response or atomic ACK for a later WQE: the peer has every request up to it too (the
  * resume probe's answer is often one; without it the timeout after the re-issue went back
- * over every WQE behind the READ: 1 MiB migration seed 1). A sequence NAK is not kept: it
- * says the peer lacks what follows, and `acked` makes a retry a REISSUE, which would skip it
- * (lossy migration seed 85: an FAA the peer NAKed was never resent). */
+ * over every WQE behind the READ: 1 MiB migration seed 1). So is a sequence NAK for p past
+ * w, as what it implies: the peer has every request up to p - 1 (keeping p itself made the
+ * retry skip the NAKed FAA: lossy migration seed 85). ACKED_NAK marks it: the peer lacks p
+ * and drops everything after it, so when the WQE holding p is the oldest, the resend from
+ * p starts at once (CP_EVAL) instead of after a timeout; the READ alone is re-issued first
+ * instead of a go-back-N round over every WQE between (lossy migration seed 149). */
 HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) {
     uint32_t p = (uint32_t)st->p_psn;
     bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
+    bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
     bool later_resp = st->p_op >= ROCE_OP_READ_RESPONSE_FIRST && st->p_op <= ROCE_OP_ATOMIC_ACKNOWLEDGE &&
                       st->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
-    /* an ACK already kept past p stays: the later of the two */
-    bool keep = (ack || later_resp) && needs_resp(w->opcode) && psn_le(w->first_psn, p) &&
-                !acked_covers(&st->c, p + 1);
-    return keep ? (p | 0x80000000u) : st->c.acked;
+    uint32_t q = nak ? (p - 1) & 0xFFFFFF : p;   /* the last PSN the peer has */
+    /* an ACK already kept past q stays: the later of the two */
+    bool keep = (ack || later_resp || nak) && needs_resp(w->opcode) && psn_le(w->first_psn, q) &&
+                !acked_covers(&st->c, q + 1);
+    return keep ? (q | 0x80000000u | (nak ? ACKED_NAK : 0u)) : st->c.acked;
 }
 
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */
@@ -227,8 +232,11 @@ HLS_INLINE void pop_head(completer_state *st, const cmp_wrec_t *w) {
     st->c.count = st->c.count - 1;
     st->c.head_done = 0;
     st->c.rd_start = 0;
-    /* an ACK up to or before this WQE has nothing left to cover */
-    if (st->c.count == 0 || psn_le(st->c.acked & 0xFFFFFF, w->last_psn)) st->c.acked = 0;
+    /* an ACK up to or before this WQE has nothing left to cover; a kept NAK's stays while the
+     * next WQE holds the NAKed PSN */
+    uint32_t a = st->c.acked & 0xFFFFFF;
+    bool nak_next = (st->c.acked & ACKED_NAK) != 0 && a == w->last_psn;
+    if (st->c.count == 0 || (psn_le(a, w->last_psn) && !nak_next)) st->c.acked = 0;
     st->next_idx = w->wqe_index + 1;
     st->next_psn = (w->last_psn + 1) & 0xFFFFFF; /* WQEs' PSNs are contiguous in SQ order */
     hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | st->c.head);
@@ -536,8 +544,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             st->advanced = has > st->c.head_done;
             if (has > st->c.head_done) st->c.head_done = has;
             st->partial = v == V_PARTIAL;
-            st->act = v == V_RETRY ? ACT_RETRY : v == V_RNR ? ACT_RNR : v == V_FATAL ? ACT_FAIL
-                                                                                    : ACT_NONE;
+            /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
+            uint32_t a1 = ((st->c.acked & 0xFFFFFF) + 1) & 0xFFFFFF;
+            bool nak_here = any && (st->c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
+            if (nak_here) st->c.acked = 0;
+            st->act = v == V_RETRY || nak_here ? ACT_RETRY : v == V_RNR ? ACT_RNR : v == V_FATAL ? ACT_FAIL
+                                                                                                : ACT_NONE;
             st->phase = CP_RETIRED;
         }
         break;

@@ -62,10 +62,24 @@ static bool covers(uint32_t q, uint32_t p) { return ((q - p) & 0xffffff) < 0x800
  * sends a response that shows it has it (an ACK at or past it, a NAK past it). A copy
  * delivered inside the window, of a PSN past the NAKed one, did not arrive for the peer: the
  * wire's reordering or loss made it useless, not the migration. */
-typedef struct { uint64_t from, to; uint32_t psn; } nak_window_t;
+typedef struct {
+    uint64_t nak_at;                  /* the cycle the peer sent the NAK */
+    uint64_t from, to;
+    uint64_t opener_sent;             /* when the request that opened it was sent (UINT64_MAX: none seen) */
+    uint32_t psn;
+} nak_window_t;
 typedef struct { nak_window_t *w; size_t n; } nak_windows_t;
 
 static bool past(uint32_t p, uint32_t q) { return p != q && covers(p, q); }
+
+/* the cycle the copy of x delivered at cycle t was sent: the newest identical request sent by then */
+static uint64_t last_sent(const frames_t *s, const frame_t *x, uint64_t t) {
+    uint64_t at = UINT64_MAX;
+    for (size_t i = 0; i < s->n && s->f[i].cycle <= t; i++)
+        if (s->f[i].src == x->src && s->f[i].dqpn == x->dqpn && s->f[i].psn == x->psn && s->f[i].op == x->op)
+            at = s->f[i].cycle;
+    return at;
+}
 
 static nak_windows_t nak_windows(const frames_t *s, const frames_t *d, uint64_t mac, uint32_t qpn, uint32_t dqpn) {
     nak_windows_t ws = {calloc(s->n + 1, sizeof(nak_window_t)), 0};
@@ -77,11 +91,12 @@ static nak_windows_t nak_windows(const frames_t *s, const frames_t *d, uint64_t 
         for (size_t j = 0; j < d->n && d->f[j].cycle <= y->cycle; j++)
             if (d->f[j].src == mac && d->f[j].dqpn == dqpn && is_request(d->f[j].op) && d->f[j].psn == before_q)
                 prev_at = d->f[j].cycle;
-        nak_window_t w = {y->cycle, UINT64_MAX, q};
+        nak_window_t w = {.nak_at = y->cycle, .from = y->cycle, .to = UINT64_MAX, .opener_sent = UINT64_MAX, .psn = q};
         for (size_t j = 0; j < d->n && d->f[j].cycle <= y->cycle; j++)
             if (d->f[j].cycle >= prev_at && d->f[j].src == mac && d->f[j].dqpn == dqpn && is_request(d->f[j].op) &&
                 past(d->f[j].psn, q)) {
                 w.from = d->f[j].cycle;
+                w.opener_sent = last_sent(s, &d->f[j], w.from);
                 break;
             }
         for (size_t j = 0; j < d->n; j++)      /* q arrives */
@@ -110,6 +125,39 @@ static bool dropped_by_peer(const nak_windows_t *ws, const frame_t *x, uint64_t 
         if (t >= ws->w[i].from && t < ws->w[i].to && past(x->psn, ws->w[i].psn))
             return true;
     return false;
+}
+
+/* x starts a go-back-N round that answers a sequence NAK the wire drew from A' alone: the
+ * peer NAKed x's PSN before x was sent, because a later request that A' sent after its own
+ * copy of that PSN reached the peer first (the wire lost or delayed A''s copy). A requester
+ * must resend from the PSN a sequence NAK names (IBA 9.7.5.2), so the source, unmoved, would
+ * have made the same round on the same wire. */
+static bool round_on_dest_nak(const frames_t *s, const nak_windows_t *ws, const frame_t *x, uint64_t dest_from) {
+    for (size_t i = 0; i < ws->n; i++) {
+        const nak_window_t *w = &ws->w[i];
+        if (w->psn != x->psn || w->nak_at >= x->cycle || w->opener_sent == UINT64_MAX) continue;
+        for (size_t j = 0; j < s->n && s->f[j].cycle < w->opener_sent; j++)
+            if (s->f[j].cycle >= dest_from && s->f[j].src == x->src && s->f[j].dqpn == x->dqpn && s->f[j].psn == x->psn &&
+                is_request(s->f[j].op))
+                return true;
+    }
+    return false;
+}
+
+/* x starts a go-back-N round A had to make: a sequence NAK naming x's PSN reached A before
+ * the move and nothing that reached A after it, up to the move, covered that PSN. The
+ * Suspend-Active source takes every NAK, and having taken it must resend from the PSN it
+ * names (IBA 9.7.5.2); the move only left the round for A' to send (the caller asks only for
+ * the first copy A' sends of that PSN). */
+static bool round_a_owed(const frames_t *d, const frame_t *x, uint64_t mac, uint32_t qpn, uint64_t moved) {
+    bool owed = false;
+    for (size_t i = 0; i < d->n && d->f[i].cycle < moved; i++) {
+        const frame_t *y = &d->f[i];
+        if (y->dst != mac || y->dqpn != qpn || !is_response(y->op)) continue;
+        if (is_seq_nak(y) && y->psn == x->psn) owed = true;
+        else if (is_seq_nak(y) ? past(y->psn, x->psn) : covers(y->psn, x->psn)) owed = false;
+    }
+    return owed;
 }
 
 /* copies of x's frame the wire delivered in cycles [from, by) that the peer took in */
@@ -147,11 +195,13 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
         const frame_t *x = &s.f[i];
         if (x->src != mac || x->dqpn != dqpn || !is_request(x->op)) continue;
         bool earlier = false, before = false, copy_arrived = false, response_sent = false, response_arrived = false;
+        bool dest_sent = false;             /* A' sent this PSN before */
         bool sent_to_dest = false, arrived_at_dest = false; /* responses covering it sent to A' */
         for (size_t j = 0; j < i; j++) {
             const frame_t *y = &s.f[j];
             if (y->src == mac && y->dqpn == dqpn && y->psn == x->psn && is_request(y->op)) {
                 earlier = true;
+                dest_sent |= y->cycle >= dest_from;
                 before |= y->cycle < moved;
                 copy_arrived |= delivered_copies(&d, &ws, y, 0, x->cycle) > 0;
             }
@@ -171,10 +221,14 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
          * them) */
         bool here = earlier && (!copy_arrived || (response_sent && !response_arrived) ||
                                 (sent_to_dest && !arrived_at_dest));
-        bool new_round = have_prev && covers(prev_psn, x->psn) && x->psn != prev_psn;
-        if (new_round) round_explained = here || x->cycle < moved;
+        /* a jump forward, past the next PSN, starts a round too: the position A' loaded, after
+         * the probe or a READ re-issued alone */
+        bool new_round = have_prev && x->psn != prev_psn && (covers(prev_psn, x->psn) || x->psn != ((prev_psn + 1) & 0xffffff));
+        if (new_round)
+            round_explained = here || x->cycle < moved || round_on_dest_nak(&s, &ws, x, dest_from) ||
+                              (!dest_sent && round_a_owed(&d, x, mac, qpn, moved));
         if (!earlier) round_explained = false;  /* a first copy: no round goes on */
-        bool explained = here || (!new_round && round_explained);
+        bool explained = here || round_explained;
         have_prev = true;
         prev_psn = x->psn;
         if (x->cycle < moved) {

@@ -100,7 +100,8 @@ int mig_scen_run(const mig_scen_opts_t *o);
 /* From the sent and delivered pcaps: request packets of the QP (QPN qpn at MAC mac, its
  * peer's QPN dqpn) sent after cycle `moved` that were sent before it too (resends), and how
  * many of those the wire explains (every earlier copy lost, or every response covering it,
- * sent before the resend, lost; or in a go-back-N round that began so, or that A began).
+ * sent before the resend, lost; or in a go-back-N round that began so, that A began or owed
+ * on a NAK it took, or that A' began on a NAK its own lost or delayed packet drew).
  * READ and atomic requests sent again are counted apart
  * (reissued): their responses, dropped by the suspended source, are gone and must be asked
  * for again. docs/migration.md section 7 gives the rule. -1 if a pcap cannot be read. */

@@ -21,10 +21,9 @@ static void put_mac(uint8_t *p, uint64_t m) {
     for (int i = 5; i >= 0; i--, m >>= 8) p[i] = (uint8_t)m;
 }
 
-/* one RoCEv2 frame (only the fields the counter reads; `syndrome` is the AETH's first byte),
- * 10 cycles after the last one; lost: in the sent pcap only */
-static void frame_aeth(capture_t *w, bool from_a, uint8_t op, uint32_t psn, uint8_t syndrome, bool lost) {
-    uint8_t f[60] = {0};
+/* one RoCEv2 frame (only the fields the counter reads; `syndrome` is the AETH's first byte) */
+static void build(uint8_t f[60], bool from_a, uint8_t op, uint32_t psn, uint8_t syndrome) {
+    memset(f, 0, 60);
     f[54] = syndrome;
     put_mac(f, from_a ? MAC_B : MAC_A);
     put_mac(f + 6, from_a ? MAC_A : MAC_B);
@@ -34,6 +33,12 @@ static void frame_aeth(capture_t *w, bool from_a, uint8_t op, uint32_t psn, uint
     uint32_t dqpn = from_a ? QPN_B : QPN_A;
     f[47] = (uint8_t)(dqpn >> 16), f[48] = (uint8_t)(dqpn >> 8), f[49] = (uint8_t)dqpn;
     f[51] = (uint8_t)(psn >> 16), f[52] = (uint8_t)(psn >> 8), f[53] = (uint8_t)psn;
+}
+
+/* a frame 10 cycles after the last one; lost: in the sent pcap only */
+static void frame_aeth(capture_t *w, bool from_a, uint8_t op, uint32_t psn, uint8_t syndrome, bool lost) {
+    uint8_t f[60];
+    build(f, from_a, op, psn, syndrome);
     w->cycle += 10;
     pcap_write(w->sent, f, sizeof f, w->cycle * 4);
     if (!lost) pcap_write(w->delivered, f, sizeof f, w->cycle * 4);
@@ -46,6 +51,18 @@ static void ack(capture_t *w, uint32_t psn) { frame(w, false, OP_ACK, psn, false
 /* a NAK, PSN sequence error, lost or not */
 static void nak(capture_t *w, uint32_t psn, bool lost) { frame_aeth(w, false, OP_ACK, psn, 0x60, lost); }
 static void to(capture_t *w, uint64_t cycle) { w->cycle = cycle; }
+
+/* a request of the moved QP (A or A') sent now and delivered only at the next arrive(): the wire
+ * delays it behind what is sent meanwhile */
+static uint8_t delayed[60];
+static void send_delayed(capture_t *w, uint32_t psn) {
+    frame(w, true, OP_SEND_MIDDLE, psn, true);
+    build(delayed, true, OP_SEND_MIDDLE, psn, 0);
+}
+static void arrive(capture_t *w) {
+    w->cycle += 10;
+    pcap_write(w->delivered, delayed, sizeof delayed, w->cycle * 4);
+}
 
 static int nfail;
 static char sent_path[64], deliv_path[64];
@@ -176,6 +193,73 @@ int main(void) {
     frame(&w, false, OP_ACK, 19, true);
     for (uint32_t p = 10; p < 20; p++) req(&w, p);
     expect(&w, "a timeout round after the probe's answer was lost", 11, 10, 0);
+
+    /* After the move the wire delays A''s own 17 behind 18: the peer NAKs 17, then takes the
+     * late 17. A''s round from 17 on that NAK is the wire's (the source would have made it
+     * too); the timeout round 15..19 (the wire lost A's 15, the peer dropped 16..19 waiting
+     * for it) is the wire's as before; the probe is the migration's. Without the NAK, the
+     * same round of A' is the migration's. */
+    for (int naked = 1; naked >= 0; naked--) {
+        w = begin();
+        for (uint32_t p = 10; p < 20; p++) frame(&w, true, OP_SEND_MIDDLE, p, p == 15);
+        ack(&w, 14);
+        nak(&w, 15, true);
+        to(&w, MOVED + 100);
+        req(&w, 10);
+        ack(&w, 14);
+        req(&w, 15);
+        req(&w, 16);
+        send_delayed(&w, 17);
+        req(&w, 18);
+        if (naked) nak(&w, 17, false);
+        arrive(&w);
+        req(&w, 19);
+        for (uint32_t p = 17; p < 20; p++) req(&w, p);
+        expect(&w, naked ? "a round of A' on a NAK its own delayed packet drew" : "the same round of A' without a NAK", 9,
+               naked ? 8 : 5, 0);
+    }
+
+    /* The wire delays 15 behind 16: B NAKs 15 and takes the late 15, then NAKs 16 (dropped
+     * in the first NAK's window) when 17 comes. A makes the round on NAK 15 (15..17, which B
+     * takes) and only then gets the NAK of 16, just before the move. Having taken it with
+     * nothing covering 16 after it, A owed a round from 16: A' sending it (16, 17) is the
+     * wire's doing. Had B's ACK of 17 come after that NAK, nothing was owed and the same
+     * round of A' is the migration's. */
+    for (int acked = 0; acked <= 1; acked++) {
+        w = begin();
+        for (uint32_t p = 10; p < 15; p++) req(&w, p);
+        send_delayed(&w, 15);
+        req(&w, 16);
+        nak(&w, 15, false);
+        arrive(&w);
+        req(&w, 17);
+        for (uint32_t p = 15; p < 18; p++) req(&w, p);
+        nak(&w, 16, false);
+        if (acked) ack(&w, 17);
+        to(&w, MOVED + 100);
+        for (uint32_t p = 16; p < 20; p++) req(&w, p);
+        expect(&w, acked ? "the same first round of A' after an ACK past the NAKed PSN" : "the round A owed on a NAK it took, sent by A'",
+               2, acked ? 0 : 2, 0);
+    }
+
+    /* The wire delays 15 behind 19: A takes B's NAK of 15 just before the move, B then takes
+     * the late 15 (and had dropped 16..19). A' probes (10) and then sends the round A owed
+     * from 15: the probe is the migration's, the round the wire's. When B NAKs 16 too
+     * (it has 15) and A takes that, the round from 15 is the migration's, not owed. */
+    for (int second = 0; second <= 1; second++) {
+        w = begin();
+        for (uint32_t p = 10; p < 15; p++) req(&w, p);
+        send_delayed(&w, 15);
+        for (uint32_t p = 16; p < 20; p++) req(&w, p);
+        nak(&w, 15, false);
+        arrive(&w);
+        if (second) nak(&w, 16, false);
+        to(&w, MOVED + 100);
+        req(&w, 10);
+        req(&w, 15);
+        expect(&w, second ? "a round of A' after the probe from a PSN a later NAK acknowledged" : "the probe, then the round A owed on a NAK it took",
+               2, second ? 0 : 1, 0);
+    }
 
     /* a READ asked for again is a re-issue, not a resend */
     w = begin();
