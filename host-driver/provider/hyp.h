@@ -119,6 +119,8 @@ typedef struct {
     double ms0, ms1;           /* wall time since the hypervisor started */
     uint64_t device_bytes;     /* image bytes moved in this phase */
     uint64_t guest_bytes;      /* guest pages copied into the shadow in this phase */
+    uint64_t dest_cycles;      /* cycles the destination's clock ran in this phase (it runs
+                                  beside the source from its open to the switch-over) */
 } hyp_phase_t;
 typedef struct {
     unsigned n;                /* 1, 2, ... */
