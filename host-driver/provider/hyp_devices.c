@@ -90,7 +90,7 @@ hlsnic_dev_t *hyp_dest_open(hlsnic_fn_t *f, unsigned nth, const char *model, int
 fail:
     if (*wfd >= 0) close(*wfd);
     *wfd = -1;
-    hyp_dev_close(d);
+    hlsnic_dev_close(d);
     return NULL;
 }
 
@@ -130,20 +130,4 @@ int hyp_dest_take_over(hlsnic_fn_t *f, hlsnic_dev_t *src, hlsnic_dev_t *dst, cha
         }
     }
     return 0;
-}
-
-/* Close a device in a thread of its own. Verilator (5.0) unregisters an RTL model's scopes
- * through the closing thread's "current context", which is the context of the last model
- * that thread built or ran — for the program's thread, the first device, freed by the first
- * migration: closing a later device there uses freed memory (seen as SIGILL / an abort in
- * VerilatedMutex::lock). A fresh thread has no current context. (The RTL glue could make
- * its own context current before destroying the model; rtl-gen/wrap/rtl_glue.h.) */
-static void *close_main(void *d) {
-    hlsnic_dev_close(d);
-    return NULL;
-}
-void hyp_dev_close(hlsnic_dev_t *d) {
-    pthread_t t;
-    if (pthread_create(&t, NULL, close_main, d)) hlsnic_dev_close(d); /* no thread: as before */
-    else pthread_join(t, NULL);
 }

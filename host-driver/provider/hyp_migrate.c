@@ -333,7 +333,7 @@ out:
     if (fd >= 0) close(fd);
     if (wfd >= 0) close(wfd);
     if (rc) {
-        if (dst) hyp_dev_close(dst); /* before the source runs again: nothing of the function left there */
+        if (dst) hlsnic_dev_close(dst); /* before the source runs again: nothing of the function left there */
         if (logging) hlsnic_dma_logging_stop(src);
         hyp_source_back(f, src);
         enum hlsnic_mig_state now = HLSNIC_MIG_ERROR;
@@ -351,7 +351,7 @@ out:
     hyp_ram_thaw(&f->ram);
     for (unsigned i = 0; i < nev; i++) hlsnic_event_dispatch(f, ev[i]);
     if (events_stopped && hlsnic_events_start(f)) hlsnic_log(f, "migration: the event thread did not restart");
-    if (!rc) hyp_dev_close(src); /* stopped and without a port: closed once the guest runs again */
+    if (!rc) hlsnic_dev_close(src); /* stopped and without a port: closed once the guest runs again */
     hyp_timeline_end(m);
     return rc;
 }
