@@ -1,8 +1,8 @@
 /* hyp_devices.c — the hypervisor's work on the two devices of a migration (hyp.h,
  * hyp_migrate.c): reading the source's stream, preparing the destination (opened with no
  * port, mapped, RESUMING) and feeding it the image, handing it the wire once its load is
- * validated, sending the source back to RUNNING after a failure, taking the source's pending
- * interrupts, and closing a device. Only hlsnic_dev.h and hlsnic_vfio.h are used. */
+ * validated, sending the source back to RUNNING after a failure, and taking the source's
+ * pending interrupts. Only hlsnic_dev.h and hlsnic_vfio.h are used. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
