@@ -481,7 +481,7 @@ void hlsnic_fn_put(hlsnic_fn_t *f) {
         hyp_ctl_stop(f); /* a migration in progress ends first */
         hlsnic_events_stop(f);
         close(f->ev_stop_fd);
-        hyp_dev_close(f->dev); /* perhaps not the device this thread opened: a migration's */
+        hlsnic_dev_close(f->dev); /* perhaps a migration's destination, not the device this thread opened */
         free(f);
         g_fn = NULL;
     }

@@ -11,7 +11,8 @@
  *   hyp_shadow.c    the shadow copy of that memory, updated only from the device's dirty log,
  *                   compared with the real memory at switch-over
  *   hyp_migrate.c   one migration: pre-copy, QEMU's stop order, the image into a new device
- *   hyp_devices.c   the work on the source and the destination device (stream, load, close)
+ *   hyp_devices.c   the work on the two devices: the source's stream, the destination prepared
+ *                   (no port, mapped, RESUMING) and fed, the wire handed to it
  *   hyp_timeline.c  the phases of each migration on stderr and as JSON
  *   hyp_trigger.c   when to migrate: HLSNIC_MIGRATE_AT, the control socket
  *
@@ -119,6 +120,8 @@ typedef struct {
     double ms0, ms1;           /* wall time since the hypervisor started */
     uint64_t device_bytes;     /* image bytes moved in this phase */
     uint64_t guest_bytes;      /* guest pages copied into the shadow in this phase */
+    uint64_t dest_cycles;      /* cycles the destination's clock ran in this phase (it runs
+                                  beside the source from its open to the switch-over) */
 } hyp_phase_t;
 typedef struct {
     unsigned n;                /* 1, 2, ... */

@@ -1,7 +1,8 @@
 /* hyp_devices.c — the hypervisor's work on the two devices of a migration (hyp.h,
- * hyp_migrate.c): reading the source's stream, opening and loading the destination, sending
- * the source back to RUNNING after a failure, taking the source's pending interrupts, and
- * closing a device. Only hlsnic_dev.h and hlsnic_vfio.h are used. */
+ * hyp_migrate.c): reading the source's stream, preparing the destination (opened with no
+ * port, mapped, RESUMING) and feeding it the image, handing it the wire once its load is
+ * validated, sending the source back to RUNNING after a failure, and taking the source's
+ * pending interrupts. Only hlsnic_dev.h and hlsnic_vfio.h are used. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -43,17 +44,6 @@ long hyp_stream_read(int fd, hyp_buf_t *img, bool to_end) {
     }
 }
 
-static bool write_all(int fd, const uint8_t *b, size_t n) {
-    while (n) {
-        ssize_t w = write(fd, b, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        b += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* The source back to RUNNING after a failure (reset if the arcs refuse). */
 void hyp_source_back(hlsnic_fn_t *f, hlsnic_dev_t *d) {
     if (hlsnic_vfio_set_state(d, f->fn, HLSNIC_MIG_RUNNING, NULL) == 0) return;
@@ -73,59 +63,71 @@ unsigned hyp_pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, uint64_t *ev, unsigned 
     return n;
 }
 
-/* Open the destination on the source's wire, map the guest, load the image. NULL with the
- * reason in why. */
-hlsnic_dev_t *hyp_destination(hlsnic_fn_t *f, unsigned nth, const hyp_buf_t *img, char *why, size_t cap) {
+/* The destination, prepared while the source still runs: a device opened with no port (the
+ * source owns the wire until the switch-over), every guest mapping mapped on it, RUNNING ->
+ * RESUMING; *wfd is its data_fd, into which the hypervisor writes the image as it reads it.
+ * NULL with the reason in why. model: the model to open (a test opens a bogus one). */
+hlsnic_dev_t *hyp_dest_open(hlsnic_fn_t *f, unsigned nth, const char *model, int *wfd, char *why, size_t cap) {
     char pcap[4096], err[256] = "";
+    *wfd = -1;
     if (f->cfg_pcap) snprintf(pcap, sizeof pcap, "%s.mig%u", f->cfg_pcap, nth);
-    /* the source's wire, or with HLSNIC_MIGRATE_WIRE the other of the two (another switch port) */
-    const char *wire = f->cfg_wire_alt && !f->wire_now ? f->cfg_wire_alt : f->cfg_wire;
-    hlsnic_dev_config_t cfg = {.model = f->cfg_model, .wire = wire, .pcap = f->cfg_pcap ? pcap : NULL};
+    hlsnic_dev_config_t cfg = {.model = model, .wire = NULL, .pcap = f->cfg_pcap ? pcap : NULL};
     hlsnic_dev_t *d = hlsnic_dev_open(&cfg, err, sizeof err);
     if (!d) {
         snprintf(why, cap, "the destination device did not open: %s", err);
         return NULL;
     }
-    int rc = hyp_ram_map_all(&f->ram, d), wfd = -1;
+    int rc = hyp_ram_map_all(&f->ram, d);
     if (rc) {
         snprintf(why, cap, "mapping the guest's memory on the destination: %s", strerror(-rc));
         goto fail;
     }
-    if ((rc = hlsnic_vfio_set_state(d, f->fn, HLSNIC_MIG_RESUMING, &wfd)) || wfd < 0) {
+    if ((rc = hlsnic_vfio_set_state(d, f->fn, HLSNIC_MIG_RESUMING, wfd)) || *wfd < 0) {
         snprintf(why, cap, "destination RUNNING -> RESUMING: %s", rc ? strerror(-rc) : "no data_fd");
         goto fail;
     }
-    bool wrote = write_all(wfd, img->b, img->n);
-    close(wfd);
-    if (!wrote) {
-        snprintf(why, cap, "writing the image (%zu B) into the destination's data_fd failed", img->n);
-        goto fail;
-    }
-    static const enum hlsnic_mig_state order[] = {HLSNIC_MIG_STOP, HLSNIC_MIG_RUNNING_P2P, HLSNIC_MIG_RUNNING};
-    for (unsigned i = 0; i < 3; i++)
-        if ((rc = hlsnic_vfio_set_state(d, f->fn, order[i], NULL))) {
-            snprintf(why, cap, "destination -> %s: %s%s", hlsnic_mig_state_name(order[i]), strerror(-rc),
-                     i == 0 ? " (the image was refused)" : "");
-            goto fail;
-        }
     return d;
 fail:
-    hyp_dev_close(d);
-    return NULL;
-}
-
-/* Close a device in a thread of its own. Verilator (5.0) unregisters an RTL model's scopes
- * through the closing thread's "current context", which is the context of the last model
- * that thread built or ran — for the program's thread, the first device, freed by the first
- * migration: closing a later device there uses freed memory (seen as SIGILL / an abort in
- * VerilatedMutex::lock). A fresh thread has no current context. (The RTL glue could make
- * its own context current before destroying the model; rtl-gen/wrap/rtl_glue.h.) */
-static void *close_main(void *d) {
+    if (*wfd >= 0) close(*wfd);
+    *wfd = -1;
     hlsnic_dev_close(d);
     return NULL;
 }
-void hyp_dev_close(hlsnic_dev_t *d) {
-    pthread_t t;
-    if (pthread_create(&t, NULL, close_main, d)) hlsnic_dev_close(d); /* no thread: as before */
-    else pthread_join(t, NULL);
+
+/* Write image bytes into the destination's data_fd. 0, or -errno (EPIPE: its loader ended). */
+int hyp_dest_write(int wfd, const uint8_t *b, size_t n) {
+    while (n) {
+        ssize_t w = write(wfd, b, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? -errno : -EIO;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The switch-over, the destination's load validated (STOP): it takes the function's wire —
+ * the source's port moved to it, or with HLSNIC_MIGRATE_WIRE the other wire attached — and
+ * goes RUNNING_P2P, RUNNING (its Resume-Active announces the function there). If a step
+ * fails the source gets its port back: it can run on. 0, or -1 with the reason in why. */
+int hyp_dest_take_over(hlsnic_fn_t *f, hlsnic_dev_t *src, hlsnic_dev_t *dst, char *why, size_t cap) {
+    char err[256] = "";
+    /* with two wires the destination gets the one the source is not on */
+    const char *other = !f->cfg_wire_alt ? NULL : f->wire_now ? f->cfg_wire : f->cfg_wire_alt;
+    bool moved = f->cfg_wire && !other; /* no --wire at all: there is no port to hand over */
+    if (other ? hlsnic_dev_wire_attach(dst, other, err, sizeof err) : moved && hlsnic_dev_wire_move(src, dst, err, sizeof err)) {
+        snprintf(why, cap, "the destination did not take the wire: %s", err);
+        return -1;
+    }
+    static const enum hlsnic_mig_state order[] = {HLSNIC_MIG_RUNNING_P2P, HLSNIC_MIG_RUNNING};
+    for (unsigned i = 0; i < 2; i++) {
+        int rc = hlsnic_vfio_set_state(dst, f->fn, order[i], NULL);
+        if (rc) {
+            snprintf(why, cap, "destination -> %s: %s", hlsnic_mig_state_name(order[i]), strerror(-rc));
+            if (moved && hlsnic_dev_wire_move(dst, src, err, sizeof err))
+                hlsnic_log(f, "migration: the source's port could not be given back: %s", err);
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -3,18 +3,22 @@
  * VFIO-shaped interface (hlsnic_vfio.h):
  *
  *   1. guest memory frozen (no new mappings), its shadow copied whole, the device's DMA dirty
- *      log started over it;
- *   2. RUNNING -> PRE_COPY; iterations: PRECOPY_INFO, the device's stream read, the dirty
- *      pages synchronised into the shadow; until the first pass is read and an iteration
- *      moved at most HYP_REMAINDER bytes (or HYP_PRECOPY_MAX iterations);
+ *      log started over it; the destination opened with no port (the source owns the wire),
+ *      the guest's memory mapped on it, RUNNING -> RESUMING: it takes the image as it comes;
+ *   2. RUNNING -> PRE_COPY; iterations: PRECOPY_INFO, the device's stream read and written
+ *      into the destination, the dirty pages synchronised into the shadow; until the first
+ *      pass is read and an iteration moved at most HYP_REMAINDER bytes (or HYP_PRECOPY_MAX);
  *   3. the guest paused (its provider's MMIO and CQ polling wait); PRE_COPY_P2P, then
- *      STOP_COPY read to its end, then STOP: the device does nothing more;
+ *      STOP_COPY read to its end (and written on), then STOP: the source does nothing more;
  *   4. the shadow check: every page that changed since the pause must be in the dirty log;
- *   5. the source closed (its wire freed), a new device opened on the same wire (or on
- *      HLSNIC_MIGRATE_WIRE: another switch port; the firmware's Resume-Active announces the
- *      function's MAC and IP there with a gratuitous ARP), the guest's memory mapped on it, RESUMING, the image written into its data_fd, STOP, RUNNING_P2P,
- *      RUNNING; the guest resumed on it, interrupts it had not taken delivered.
- * A failure up to step 4 puts the source back to RUNNING: the guest runs on where it was. */
+ *   5. the destination's RESUMING -> STOP: its load validated;
+ *   6. the switch-over: the source's port moved to the destination (or, with
+ *      HLSNIC_MIGRATE_WIRE, the other switch port attached to it), RUNNING_P2P, RUNNING (the
+ *      firmware's Resume-Active announces the function's MAC and IP with a gratuitous ARP);
+ *      the guest resumed on it, interrupts it had not taken delivered; the source closed.
+ * Any failure before the destination runs — the destination's too: it does not open, refuses
+ * the image, does not take the wire — closes the destination and puts the source back to
+ * RUNNING on its own wire: the guest runs on where it was. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -50,27 +54,80 @@ typedef struct {
     hlsnic_fn_t *f;
     hyp_migration_t *m;
     hyp_phase_t ph;
+    hlsnic_dev_t *dst;  /* the destination once opened: its own clock is counted apart */
+    uint64_t dst_cyc0;
 } phase_clock_t;
+
+static uint64_t dev_cycles(hlsnic_dev_t *d) {
+    hlsnic_dev_stats_t st;
+    if (!d) return 0;
+    hlsnic_dev_stats(d, &st);
+    return st.cycles;
+}
 
 static void phase_begin(phase_clock_t *c, const char *name, hlsnic_dev_t *d, double t_base) {
     memset(&c->ph, 0, sizeof c->ph);
     snprintf(c->ph.name, sizeof c->ph.name, "%s", name);
     c->ph.cyc0 = guest_cycles(c->f, d);
     c->ph.ms0 = now_ms() - t_base;
+    c->dst_cyc0 = dev_cycles(c->dst);
 }
 
 static void phase_end(phase_clock_t *c, hlsnic_dev_t *d, double t_base) {
     c->ph.cyc1 = guest_cycles(c->f, d);
     c->ph.ms1 = now_ms() - t_base;
+    if (c->dst) c->ph.dest_cycles = dev_cycles(c->dst) - c->dst_cyc0;
     hyp_timeline_phase(c->m, &c->ph);
 }
 
 static const char *state_name(enum hlsnic_mig_state s) { return hlsnic_mig_state_name(s); }
 
-
-
-
 double hyp_now_ms(void) { return now_ms(); }
+
+/* ---- tests only (docs/live-migration.md, "Failures") ---- */
+/* HLSNIC_MIGRATE_TEST_DEST_FAIL: how the destination fails */
+enum dest_fail { DEST_FAIL_NONE, DEST_FAIL_OPEN, DEST_FAIL_IMAGE, DEST_FAIL_IMAGE_END };
+
+static enum dest_fail dest_fail_wanted(hlsnic_fn_t *f) {
+    const char *v = getenv("HLSNIC_MIGRATE_TEST_DEST_FAIL");
+    if (!v || !*v) return DEST_FAIL_NONE;
+    if (!strcmp(v, "open")) return DEST_FAIL_OPEN;
+    if (!strcmp(v, "image")) return DEST_FAIL_IMAGE;
+    if (!strcmp(v, "image-end")) return DEST_FAIL_IMAGE_END;
+    hlsnic_log(f, "HLSNIC_MIGRATE_TEST_DEST_FAIL='%s': not open, image or image-end; ignored", v);
+    return DEST_FAIL_NONE;
+}
+
+/* HLSNIC_MIGRATE_TEST_CANCEL=illegal-arc: migration N asks for the ((N-1) mod 7)-th of these,
+ * when its device is in `from`: the requests the uAPI refuses that a driver could make on
+ * the way (ERROR is never asked for; STOP_COPY cannot go back to pre-copy). */
+static const struct {
+    bool dst;
+    enum hlsnic_mig_state from, want;
+} illegal_arcs[] = {
+    {false, HLSNIC_MIG_PRE_COPY, HLSNIC_MIG_ERROR},      {false, HLSNIC_MIG_PRE_COPY_P2P, HLSNIC_MIG_ERROR},
+    {false, HLSNIC_MIG_STOP_COPY, HLSNIC_MIG_PRE_COPY},  {false, HLSNIC_MIG_STOP_COPY, HLSNIC_MIG_PRE_COPY_P2P},
+    {false, HLSNIC_MIG_STOP_COPY, HLSNIC_MIG_ERROR},     {false, HLSNIC_MIG_STOP, HLSNIC_MIG_ERROR},
+    {true, HLSNIC_MIG_RESUMING, HLSNIC_MIG_ERROR},
+};
+#define N_ILLEGAL_ARCS (sizeof illegal_arcs / sizeof *illegal_arcs)
+
+/* At a point of the migration where device d (the destination when dst) is in its state: if
+ * this migration's illegal arc starts there, ask for it (a driver bug on purpose) and report
+ * the answer as the migration's failure. 0 when nothing was asked. */
+static int test_illegal_arc(hlsnic_fn_t *f, hyp_migration_t *m, bool on, hlsnic_dev_t *d, bool dst) {
+    if (!on) return 0;
+    unsigned k = (m->n - 1) % N_ILLEGAL_ARCS;
+    enum hlsnic_mig_state before = HLSNIC_MIG_ERROR, after = HLSNIC_MIG_ERROR;
+    hlsnic_vfio_get_state(d, f->fn, &before);
+    if (illegal_arcs[k].dst != dst || illegal_arcs[k].from != before) return 0;
+    int rc = hlsnic_vfio_set_state(d, f->fn, illegal_arcs[k].want, NULL);
+    hlsnic_vfio_get_state(d, f->fn, &after);
+    snprintf(m->result, sizeof m->result, "failed: the %s's %s -> %s answered %s, the device is in %s (HLSNIC_MIGRATE_TEST_CANCEL=illegal-arc)",
+             dst ? "destination" : "source", state_name(before), state_name(illegal_arcs[k].want), rc ? strerror(-rc) : "success",
+             state_name(after));
+    return rc ? rc : -EIO;
+}
 
 
 /* The shadow check's answer: 0, or -EIO with the pages named in m->result. */
@@ -81,18 +138,24 @@ static int shadow_verdict(hyp_migration_t *m, const hyp_sync_t *sy, const char *
 }
 
 int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
-    hlsnic_dev_t *src = f->dev; /* only this thread replaces f->dev */
+    hlsnic_dev_t *src = f->dev, *dst = NULL; /* only this thread replaces f->dev */
     phase_clock_t pc = {.f = f, .m = m};
     hyp_shadow_t sh;
     hyp_sync_t sy;
     hyp_buf_t img = {0};
     char why[400] = "";
-    int rc = 0, fd = -1;
+    int rc = 0, fd = -1, wfd = -1;
     bool logging = false, paused = false, events_stopped = false;
     uint64_t ev[NIC_BAR_EVENT_DEPTH];
     unsigned nev = 0;
+    /* tests only (docs/live-migration.md): break the dirty log; cancel at a phase or ask an
+     * illegal arc; make the destination fail */
+    const char *brk = getenv("HLSNIC_MIGRATE_TEST_BREAK_LOG"), *cancel = getenv("HLSNIC_MIGRATE_TEST_CANCEL");
+    if (!cancel) cancel = "";
+    bool break_log = brk && strcmp(brk, "0") != 0, illegal = !strcmp(cancel, "illegal-arc");
+    enum dest_fail dest_fail = dest_fail_wanted(f);
 
-    /* 1. guest memory */
+    /* 1. guest memory; the destination prepared */
     hyp_ram_freeze(&f->ram);
     phase_begin(&pc, "guest-memory", src, t_base);
     if ((rc = hyp_shadow_build(&sh, &f->ram, &pc.ph.guest_bytes))) {
@@ -108,15 +171,22 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     }
     logging = true;
     phase_end(&pc, src, t_base);
-    /* tests only (docs/live-migration.md): break the dirty log; cancel at a phase */
-    const char *brk = getenv("HLSNIC_MIGRATE_TEST_BREAK_LOG"), *cancel = getenv("HLSNIC_MIGRATE_TEST_CANCEL");
-    if (!cancel) cancel = "";
-    bool break_log = brk && strcmp(brk, "0") != 0;
+    phase_begin(&pc, "destination", src, t_base);
+    dst = hyp_dest_open(f, m->n, dest_fail == DEST_FAIL_OPEN ? "no-such-model (HLSNIC_MIGRATE_TEST_DEST_FAIL=open)" : f->cfg_model,
+                        &wfd, why, sizeof why);
+    if (!dst) {
+        rc = -EIO;
+        snprintf(m->result, sizeof m->result, "failed: %s", why);
+        goto out;
+    }
+    pc.dst = dst;
+    pc.dst_cyc0 = 0; /* its open counts */
+    phase_end(&pc, src, t_base);
     const hyp_shadow_range_t *cq = NULL;
     for (unsigned i = 0; i < sh.n && !cq; i++)
         if (sh.r[i].device_only) cq = &sh.r[i];
 
-    /* 2. pre-copy */
+    /* 2. pre-copy, each iteration's image bytes on to the destination */
     phase_begin(&pc, "pre-copy-start", src, t_base);
     if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_PRE_COPY, &fd)) || fd < 0) {
         snprintf(m->result, sizeof m->result, "failed: RUNNING -> PRE_COPY: %s", rc ? strerror(-rc) : "no data_fd");
@@ -130,8 +200,9 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         phase_begin(&pc, name, src, t_base);
         if (break_log && cq) hlsnic_dma_logging_test_skip(src, cq->va); /* the next CQE there goes unlogged */
         uint64_t initial = 0, dirty = 0;
-        long got;
-        if ((rc = hlsnic_vfio_precopy_info(src, f->fn, &initial, &dirty)) || (got = hyp_stream_read(fd, &img, false)) < 0) {
+        long got = 0;
+        if ((rc = hlsnic_vfio_precopy_info(src, f->fn, &initial, &dirty)) || (got = hyp_stream_read(fd, &img, false)) < 0 ||
+            (rc = hyp_dest_write(wfd, img.b + img.n - got, (size_t)got))) {
             if (!rc) rc = (int)got;
             snprintf(m->result, sizeof m->result, "failed: pre-copy iteration %u: %s", it, strerror(-rc));
             goto out;
@@ -143,7 +214,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         pc.ph.device_bytes = (uint64_t)got;
         pc.ph.guest_bytes = sy.logged_bytes + sy.vcpu_bytes;
         phase_end(&pc, src, t_base);
-        if ((rc = shadow_verdict(m, &sy, why))) goto out;
+        if ((rc = shadow_verdict(m, &sy, why)) || (rc = test_illegal_arc(f, m, illegal, src, false))) goto out;
         if (!strcmp(cancel, "pre-copy")) {
             rc = -ECANCELED;
             snprintf(m->result, sizeof m->result, "failed: cancelled during pre-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
@@ -178,6 +249,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         goto out;
     }
     phase_end(&pc, src, t_base);
+    if ((rc = test_illegal_arc(f, m, illegal, src, false))) goto out;
     phase_begin(&pc, "stop-copy", src, t_base);
     long got = 0;
     if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_STOP_COPY, NULL)) || (got = hyp_stream_read(fd, &img, true)) < 0) {
@@ -193,15 +265,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         snprintf(m->result, sizeof m->result, "failed: cancelled during stop-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
         goto out;
     }
-    if (!strcmp(cancel, "illegal-arc")) { /* a driver bug: an arc the uAPI does not have */
-        rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_PRE_COPY, NULL);
-        enum hlsnic_mig_state now = HLSNIC_MIG_ERROR;
-        hlsnic_vfio_get_state(src, f->fn, &now);
-        snprintf(m->result, sizeof m->result, "failed: STOP_COPY -> PRE_COPY answered %s, the device stayed in %s (HLSNIC_MIGRATE_TEST_CANCEL)",
-                 rc ? strerror(-rc) : "success", state_name(now));
-        if (!rc) rc = -EIO;
-        goto out;
-    }
+    if ((rc = test_illegal_arc(f, m, illegal, src, false))) goto out;
     if ((rc = hlsnic_vfio_set_state(src, f->fn, HLSNIC_MIG_STOP, NULL))) {
         snprintf(m->result, sizeof m->result, "failed: STOP_COPY -> STOP: %s", strerror(-rc));
         goto out;
@@ -213,55 +277,81 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     }
     pc.ph.guest_bytes = sy.logged_bytes + sy.ambiguous * (uint64_t)HYP_PAGE;
     phase_end(&pc, src, t_base);
-    if ((rc = shadow_verdict(m, &sy, why))) goto out;
+    if ((rc = shadow_verdict(m, &sy, why)) || (rc = test_illegal_arc(f, m, illegal, src, false))) goto out;
     if (sy.ambiguous)
         fprintf(stderr, "hlsnic-hyp: migration %u: warning: %u page(s) of the program's memory changed while the guest was paused "
                         "and are not in the device's dirty log (the device's unlogged write, or a program thread writing outside "
                         "a verbs call); copied: %s\n", m->n, sy.ambiguous, why);
     m->image_bytes = img.n;
 
-    /* 5. switch-over */
+    /* 5. the destination loads the rest and validates the image (a test spoils its end) */
+    phase_begin(&pc, "destination-load", src, t_base);
+    size_t rest = (size_t)got;
+    if (dest_fail == DEST_FAIL_IMAGE && rest >= 512) img.b[img.n - 512 + 40] ^= 0x10; /* the end block's CRC fails */
+    if (dest_fail == DEST_FAIL_IMAGE_END && rest >= 512) rest -= 512;                 /* the image never ends */
+    if ((rc = hyp_dest_write(wfd, img.b + img.n - got, rest))) {
+        snprintf(m->result, sizeof m->result, "failed: writing the stop-copy image into the destination: %s", strerror(-rc));
+        goto out;
+    }
+    if ((rc = test_illegal_arc(f, m, illegal, dst, true))) goto out;
+    close(wfd);
+    wfd = -1;
+    if ((rc = hlsnic_vfio_set_state(dst, f->fn, HLSNIC_MIG_STOP, NULL))) {
+        enum hlsnic_mig_state now = HLSNIC_MIG_ERROR;
+        hlsnic_vfio_get_state(dst, f->fn, &now);
+        snprintf(m->result, sizeof m->result, "failed: the destination refused the image (%zu B): RESUMING -> STOP answered %s, its state %s%s",
+                 img.n, strerror(-rc), state_name(now), dest_fail != DEST_FAIL_NONE ? " (HLSNIC_MIGRATE_TEST_DEST_FAIL)" : "");
+        goto out;
+    }
+    phase_end(&pc, src, t_base);
+
+    /* 6. switch-over: the wire to the destination, which runs; the source stays STOP */
     phase_begin(&pc, "switch-over", src, t_base);
     nev = hyp_pop_events(f, src, ev, NIC_BAR_EVENT_DEPTH);
+    if (hyp_dest_take_over(f, src, dst, why, sizeof why)) {
+        rc = -EIO;
+        snprintf(m->result, sizeof m->result, "failed: %s", why);
+        goto out;
+    }
     hlsnic_dma_logging_stop(src);
     logging = false;
-    f->cycle_base = guest_cycles(f, src);
-    m->dest_cycle_base = f->cycle_base; /* the timeline's key to the destination's pcap times */
-    hyp_dev_close(src);
-    src = NULL;
-    hlsnic_dev_t *dst = hyp_destination(f, m->n, &img, why, sizeof why);
-    if (!dst) {
-        /* The source is gone: nothing can run the guest's function any more. */
-        rc = -EIO;
-        snprintf(m->result, sizeof m->result, "failed after the source was closed: %s; the guest has no device", why);
-        hyp_timeline_end(m);
-        hlsnic_log(f, "migration %u: the guest's function is lost: stopping the program", m->n);
-        abort(); /* loudly: every further access would find no device */
-    }
+    /* the guest's device time goes on from the source's: the destination's clock has run
+     * since its open (modulo 2^64: the sum with its later cycles is what counts) */
+    hlsnic_dev_stats_t ss, ds;
+    hlsnic_dev_stats(src, &ss);
+    hlsnic_dev_stats(dst, &ds);
+    f->cycle_base += ss.cycles - ds.cycles;
+    m->dest_cycle_base = f->cycle_base; /* the guest time of the destination's cycle 0: the key to its pcap's times */
     f->dev = dst;
     if (f->cfg_wire_alt) f->wire_now ^= 1;
     f->irq_fd = hlsnic_dev_irq_fd(dst, f->fn);
     f->ev_lost_seen = hlsnic_mmio_read64(dst, f->fn, NIC_BAR_EVENT_LOST);
-    src = dst;
     phase_end(&pc, dst, t_base);
     snprintf(m->result, sizeof m->result, "ok");
     rc = 0;
 out:
     if (fd >= 0) close(fd);
-    if (rc && src && src == f->dev) {
+    if (wfd >= 0) close(wfd);
+    if (rc) {
+        if (dst) hlsnic_dev_close(dst); /* before the source runs again: nothing of the function left there */
         if (logging) hlsnic_dma_logging_stop(src);
         hyp_source_back(f, src);
+        enum hlsnic_mig_state now = HLSNIC_MIG_ERROR;
+        hlsnic_vfio_get_state(src, f->fn, &now);
+        size_t k = strlen(m->result);
+        snprintf(m->result + k, sizeof m->result - k, "; the source is %s", now == HLSNIC_MIG_RUNNING ? "RUNNING again" : state_name(now));
     }
     hyp_shadow_free(&sh);
     free(img.b);
     if (paused) {
-        m->down_cyc1 = f->dev ? guest_cycles(f, f->dev) : 0;
+        m->down_cyc1 = guest_cycles(f, f->dev);
         m->down_ms1 = now_ms() - t_base;
         hyp_gate_resume(&f->gate);
     }
     hyp_ram_thaw(&f->ram);
     for (unsigned i = 0; i < nev; i++) hlsnic_event_dispatch(f, ev[i]);
     if (events_stopped && hlsnic_events_start(f)) hlsnic_log(f, "migration: the event thread did not restart");
+    if (!rc) hlsnic_dev_close(src); /* stopped and without a port: closed once the guest runs again */
     hyp_timeline_end(m);
     return rc;
 }

@@ -12,9 +12,10 @@
 void hyp_timeline_phase(hyp_migration_t *m, const hyp_phase_t *p) {
     if (m->nph < sizeof m->ph / sizeof m->ph[0]) m->ph[m->nph++] = *p;
     fprintf(stderr,
-            "hlsnic-hyp: migration %u: %-14s cycles %llu..%llu (+%llu), wall %.1f..%.1f ms (+%.1f), image %llu B, guest pages %llu B\n",
+            "hlsnic-hyp: migration %u: %-14s cycles %llu..%llu (+%llu), wall %.1f..%.1f ms (+%.1f), image %llu B, guest pages %llu B, destination +%llu cycles\n",
             m->n, p->name, (unsigned long long)p->cyc0, (unsigned long long)p->cyc1, (unsigned long long)(p->cyc1 - p->cyc0),
-            p->ms0, p->ms1, p->ms1 - p->ms0, (unsigned long long)p->device_bytes, (unsigned long long)p->guest_bytes);
+            p->ms0, p->ms1, p->ms1 - p->ms0, (unsigned long long)p->device_bytes, (unsigned long long)p->guest_bytes,
+            (unsigned long long)p->dest_cycles);
 }
 
 void hyp_timeline_end(hyp_migration_t *m) {
@@ -53,9 +54,9 @@ int hyp_timeline_json(const char *file, const hyp_migration_t *all, unsigned n) 
             const hyp_phase_t *p = &m->ph[k];
             fprintf(f, "%s\n   {\"name\": ", k ? "," : "");
             json_str(f, p->name);
-            fprintf(f, ", \"cycles\": [%llu, %llu], \"ms\": [%.3f, %.3f], \"image_bytes\": %llu, \"guest_bytes\": %llu}",
+            fprintf(f, ", \"cycles\": [%llu, %llu], \"ms\": [%.3f, %.3f], \"image_bytes\": %llu, \"guest_bytes\": %llu, \"dest_cycles\": %llu}",
                     (unsigned long long)p->cyc0, (unsigned long long)p->cyc1, p->ms0, p->ms1,
-                    (unsigned long long)p->device_bytes, (unsigned long long)p->guest_bytes);
+                    (unsigned long long)p->device_bytes, (unsigned long long)p->guest_bytes, (unsigned long long)p->dest_cycles);
         }
         fprintf(f, "]}");
     }

@@ -71,6 +71,11 @@ struct rtl_context : VerilatedContext {
         traceEverOn(true);
 #endif
     }
+    /* Runs after the model is gone (rtl_glue declares it first). The destroying thread's
+     * current context, and Verilator's "last context" that a thread without one falls back
+     * to, named this one: leave them on the default context, which is never freed, so no
+     * later lookup reaches freed memory. */
+    ~rtl_context() { Verilated::threadContextp(Verilated::defaultContextp()); }
 };
 
 template <class Model>
@@ -106,6 +111,10 @@ class rtl_glue {
     }
 
     ~rtl_glue() {
+        /* The model's scopes unregister through the destroying thread's current context:
+         * make it ours, whichever model that thread built or ran last (a migration closes the
+         * source from the thread that opened it, whose current context may be a freed one). */
+        Verilated::threadContextp(&ctx_);
         model_.final();
 #if VM_TRACE
         if (trace_) {

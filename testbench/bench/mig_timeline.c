@@ -36,13 +36,13 @@ static bool number_after(const char *p, const char *end, const char *key, uint64
 }
 
 static bool parse_phase(const char *p, mig_phase_t *ph) {
-    unsigned long long c0, c1, ib, gb;
+    unsigned long long c0, c1, ib, gb, dc;
     double m0, m1;
     int used = 0;
-    if (sscanf(p, "{\"name\": \"%31[^\"]\", \"cycles\": [%llu, %llu], \"ms\": [%lf, %lf], \"image_bytes\": %llu, \"guest_bytes\": %llu}%n",
-               ph->name, &c0, &c1, &m0, &m1, &ib, &gb, &used) != 7 || !used)
+    if (sscanf(p, "{\"name\": \"%31[^\"]\", \"cycles\": [%llu, %llu], \"ms\": [%lf, %lf], \"image_bytes\": %llu, \"guest_bytes\": %llu, \"dest_cycles\": %llu}%n",
+               ph->name, &c0, &c1, &m0, &m1, &ib, &gb, &dc, &used) != 8 || !used)
         return false;
-    ph->cyc0 = c0, ph->cyc1 = c1, ph->image_bytes = ib, ph->guest_bytes = gb;
+    ph->cyc0 = c0, ph->cyc1 = c1, ph->image_bytes = ib, ph->guest_bytes = gb, ph->dest_cycles = dc;
     return true;
 }
 
@@ -75,7 +75,7 @@ int mig_timeline_read(const char *file, mig_record_t *out, unsigned cap, char *w
         if (!ph || ph >= end) { bad = p, what = "\"phases\""; break; }
         for (const char *q = strstr(ph, "{\"name\": "); q && q < end; q = strstr(q + 1, "{\"name\": ")) {
             if (m->nph == sizeof m->ph / sizeof m->ph[0]) { bad = q, what = "more phases than the reader keeps"; break; }
-            if (!parse_phase(q, &m->ph[m->nph++])) { bad = q, what = "a phase that is not {name, cycles, ms, image_bytes, guest_bytes}"; break; }
+            if (!parse_phase(q, &m->ph[m->nph++])) { bad = q, what = "a phase that is not {name, cycles, ms, image_bytes, guest_bytes, dest_cycles}"; break; }
         }
         p = next;
     }

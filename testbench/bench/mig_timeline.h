@@ -12,6 +12,7 @@ typedef struct {
     char name[32];
     uint64_t cyc0, cyc1; /* guest device time */
     uint64_t image_bytes, guest_bytes;
+    uint64_t dest_cycles; /* the destination's own clock in the phase */
 } mig_phase_t;
 
 typedef struct {

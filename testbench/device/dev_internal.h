@@ -5,6 +5,7 @@
  *   dev_mmio.c     BAR0 decode: ID registers, command mailbox, doorbells, events, statistics
  *   dev_dma.c      the DMA mapping table and host memory as hostmem's backend
  *   dev_port.c     the Ethernet port: wire strings, the datagram socket
+ *   dev_wire.c     the port handed to another device or attached later (live migration)
  *   dev_model.c    which composed model (C / RTL) and its interface text, built in
  *   dev_mig_fsm.c  the VFIO uAPI v2 state machine (next arc), pure
  *   dev_vfio.c     the VFIO-shaped migration interface: arcs -> firmware commands, the streams
@@ -182,6 +183,9 @@ void dev_vfio_close(hlsnic_dev_t *d);
 /* dev_port.c: 0, or -1 with the reason in err */
 int dev_port_open(dev_port_t *p, const char *wire, char *err, size_t errlen);
 void dev_port_close(dev_port_t *p);
+/* Hand the socket (and the unix path it removes at close) from one port to another that has
+ * none; `from` is left without a socket. */
+void dev_port_move(dev_port_t *from, dev_port_t *to);
 /* Send one frame; false if the socket did not take it (full, peer absent). */
 bool dev_port_send(dev_port_t *p, const uint8_t *frame, size_t len);
 /* Receive one datagram without blocking: its length (0: an empty datagram; more than cap:

@@ -125,6 +125,18 @@ int dev_port_open(dev_port_t *p, const char *wire, char *err, size_t errlen) {
     return 0;
 }
 
+/* The socket and where it sends; the drop list and its count stay with their device. */
+void dev_port_move(dev_port_t *from, dev_port_t *to) {
+    to->fd = from->fd;
+    to->remote = from->remote;
+    to->remote_len = from->remote_len;
+    memcpy(to->local_path, from->local_path, sizeof to->local_path);
+    to->stalled = from->stalled;
+    from->fd = -1;
+    from->local_path[0] = 0;
+    from->stalled = false;
+}
+
 void dev_port_close(dev_port_t *p) {
     if (p->fd >= 0) close(p->fd);
     if (p->local_path[0]) unlink(p->local_path);

@@ -70,11 +70,12 @@ bool dev_settle_commands(hlsnic_dev_t *d, unsigned max) {
     return d->cmd_n == 0;
 }
 
-/* Sleep until MMIO wakes us, a frame arrives, or `us` pass. */
-static void doze(hlsnic_dev_t *d, unsigned us) {
-    struct pollfd p[2] = {{.fd = d->wake_fd, .events = POLLIN}, {.fd = d->port.fd, .events = POLLIN}};
+/* Sleep until MMIO wakes us, a frame arrives on port_fd (the port's socket as it was under the
+ * lock: hlsnic_dev_wire_move may hand it away, and then wakes us), or `us` pass. */
+static void doze(hlsnic_dev_t *d, int port_fd, unsigned us) {
+    struct pollfd p[2] = {{.fd = d->wake_fd, .events = POLLIN}, {.fd = port_fd, .events = POLLIN}};
     struct timespec t = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
-    if (ppoll(p, d->port.fd >= 0 ? 2 : 1, &t, NULL) > 0 && (p[0].revents & POLLIN)) {
+    if (ppoll(p, port_fd >= 0 ? 2 : 1, &t, NULL) > 0 && (p[0].revents & POLLIN)) {
         uint64_t v;
         ssize_t r = read(d->wake_fd, &v, sizeof v);
         (void)r;
@@ -164,10 +165,11 @@ static void *clock_main(void *arg) {
         if (!idle) d->idle_since_us = 0;
         else if (!d->idle_since_us) d->idle_since_us = t_end;
         else if (d->jump && t_end - d->idle_since_us >= jump_grace_us(d)) try_jump(d);
+        int port_fd = d->port.fd;
         pthread_mutex_unlock(&d->mu);
         if (idle) {
             double took = now_us() - t_start, us = took * IDLE_DUTY;
-            doze(d, us > d->idle_us ? (unsigned)(us < 1e6 ? us : 1e6) : d->idle_us);
+            doze(d, port_fd, us > d->idle_us ? (unsigned)(us < 1e6 ? us : 1e6) : d->idle_us);
         } else {
             /* let MMIO callers in before the next batch (mutexes are not fair) */
             for (unsigned k = 0; k < 64 && atomic_load(&d->waiters); k++) sched_yield();

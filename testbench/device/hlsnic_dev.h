@@ -50,6 +50,19 @@ hlsnic_dev_t *hlsnic_dev_open(const hlsnic_dev_config_t *cfg, char *err, size_t 
 /* Stop the clock thread, close the port, free everything. */
 void hlsnic_dev_close(hlsnic_dev_t *d);
 
+/* ---- the Ethernet port handed over (live migration; docs/device.md, "Moving the port") ----
+ * A migration's destination is opened with no wire (cfg.wire NULL), loaded while the source
+ * still owns the port, and takes the port only once the load succeeded; until then the source
+ * can go back to running on it. */
+/* Move from's port to `to`, which has none: the bound socket itself, so frames the peer sent
+ * that from had not taken yet are received by `to`; its remote address; the unix path, now
+ * removed when `to` closes. `from` is left without a port (its frames are counted and
+ * dropped). 0, or -1 with the reason in err. */
+int hlsnic_dev_wire_move(hlsnic_dev_t *from, hlsnic_dev_t *to, char *err, size_t errlen);
+/* Give a device that has no port one (wire as in hlsnic_dev_config_t). 0, or -1 with the
+ * reason in err (the open errors of hlsnic_dev_open, or "it has a port already"). */
+int hlsnic_dev_wire_attach(hlsnic_dev_t *d, const char *wire, char *err, size_t errlen);
+
 /* ---- MMIO: BAR0 of function fn (offsets from nic_bar.h) ---- */
 uint64_t hlsnic_mmio_read64(hlsnic_dev_t *d, unsigned fn, uint32_t off);
 void hlsnic_mmio_write64(hlsnic_dev_t *d, unsigned fn, uint32_t off, uint64_t v);

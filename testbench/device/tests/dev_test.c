@@ -20,7 +20,8 @@
  *   statistics: the BAR's frame counters equal hlsnic_dev_stats and A's tx = B's rx
  * Usage: dev_test WIRE_A WIRE_B [c|rtl|quick|rtl-quick] [PCAP]   (quick: SEND only)
  *        dev_test DIR - configs      bad model / wire / pcap strings: the reasons hlsnic_dev_open gives
- *        dev_test DIR - port         the port against raw datagrams: empty, runt, a flood */
+ *        dev_test DIR - port         the port against raw datagrams: empty, runt, a flood; the port
+ *                                    moved to a device opened without one, attached later */
 #define _GNU_SOURCE
 #include "hlsnic_dev.h"
 #include "nic_bar.h"
@@ -437,6 +438,72 @@ static void port(const char *dir) {
     check(ok && incl == 20, "port: pcap records the runt as 20 bytes", "first record %u bytes", incl);
 }
 
+/* frames delivered to d since *seen, waiting up to DEADLINE_S for want of them */
+static uint64_t rx_since(hlsnic_dev_t *d, uint64_t *seen, uint64_t want) {
+    hlsnic_dev_stats_t s;
+    double t0 = now_s();
+    do {
+        pause_us(1000);
+        hlsnic_dev_stats(d, &s);
+    } while (s.rx_frames < *seen + want && now_s() - t0 < DEADLINE_S);
+    uint64_t got = s.rx_frames - *seen;
+    *seen = s.rx_frames;
+    return got;
+}
+
+/* The port handed over (what a migration's switch-over does): device D's port moved to E,
+ * opened with none; frames sent to D's address then reach E, not D; the errors are named; a
+ * port attached later to D works; each close removes the path its device held last. */
+static void port_move(const char *dir) {
+    char d_path[256], e_path[256], peer_path[256], wire[600], wire2[600], err[256];
+    snprintf(d_path, sizeof d_path, "%s/move-d", dir);
+    snprintf(e_path, sizeof e_path, "%s/move-d2", dir);
+    snprintf(peer_path, sizeof peer_path, "%s/move-peer", dir);
+    snprintf(wire, sizeof wire, "unix:%s,%s", d_path, peer_path);
+    snprintf(wire2, sizeof wire2, "unix:%s,%s", e_path, peer_path);
+    hlsnic_dev_t *d = hlsnic_dev_open(&(hlsnic_dev_config_t){.wire = wire}, err, sizeof err);
+    hlsnic_dev_t *e = d ? hlsnic_dev_open(&(hlsnic_dev_config_t){.wire = NULL}, err, sizeof err) : NULL;
+    check(d && e, "port move: open D on a wire and E with none", "%s", err);
+    if (!d || !e) {
+        hlsnic_dev_close(d);
+        return;
+    }
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un to_d = {.sun_family = AF_UNIX}, to_e = {.sun_family = AF_UNIX};
+    snprintf(to_d.sun_path, sizeof to_d.sun_path, "%s", d_path);
+    snprintf(to_e.sun_path, sizeof to_e.sun_path, "%s", e_path);
+    uint8_t f[60] = {0x02, 0, 0, 0, 0, 0x99, 0x02, 0, 0, 0, 0, 0x98, 0x08, 0x00};
+    uint64_t seen_d = 0, seen_e = 0;
+    int bad_from = hlsnic_dev_wire_move(e, d, err, sizeof err);
+    check(bad_from && strstr(err, "the source device has no port"), "port move: from a device without a port refused, named", "rc %d: %s",
+          bad_from, err);
+    int bad_to = hlsnic_dev_wire_move(d, d, err, sizeof err);
+    check(bad_to && strstr(err, "one device"), "port move: onto itself refused, named", "rc %d: %s", bad_to, err);
+    int moved = hlsnic_dev_wire_move(d, e, err, sizeof err);
+    check(!moved, "port move: D's port moved to E", "%s", err);
+    for (unsigned i = 0; i < 3; i++) sendto(fd, f, sizeof f, 0, (struct sockaddr *)&to_d, sizeof to_d);
+    uint64_t got_e = rx_since(e, &seen_e, 3), got_d = rx_since(d, &seen_d, 0);
+    check(got_e == 3 && got_d == 0, "port move: frames to D's address now reach E, not D", "E received %" PRIu64 ", D %" PRIu64, got_e,
+          got_d);
+    int again = hlsnic_dev_wire_move(d, e, err, sizeof err);
+    check(again && strstr(err, "no port"), "port move: D has no port any more", "rc %d: %s", again, err);
+    int busy = hlsnic_dev_wire_attach(e, wire2, err, sizeof err);
+    check(busy && strstr(err, "has a port already") && access(e_path, F_OK) != 0,
+          "port attach: to a device that has a port refused, named, nothing left bound", "rc %d: %s", busy, err);
+    int bogus = hlsnic_dev_wire_attach(d, "unix:nocomma", err, sizeof err);
+    check(bogus && strstr(err, "no ','"), "port attach: a bad wire refused with the open's message", "rc %d: %s", bogus, err);
+    int att = hlsnic_dev_wire_attach(d, wire2, err, sizeof err);
+    for (unsigned i = 0; i < 2; i++) sendto(fd, f, sizeof f, 0, (struct sockaddr *)&to_e, sizeof to_e);
+    got_d = rx_since(d, &seen_d, 2);
+    check(!att && got_d == 2, "port attach: D on a new address receives its frames", "rc %d (%s), D received %" PRIu64, att, att ? err : "",
+          got_d);
+    hlsnic_dev_close(e);
+    hlsnic_dev_close(d);
+    close(fd);
+    check(access(d_path, F_OK) != 0 && access(e_path, F_OK) != 0, "port move: each close removes the path its device held",
+          "%s %s, %s %s", d_path, access(d_path, F_OK) ? "gone" : "still there", e_path, access(e_path, F_OK) ? "gone" : "still there");
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: dev_test WIRE_A WIRE_B [c|rtl|quick|rtl-quick] [PCAP]\n");
@@ -445,7 +512,10 @@ int main(int argc, char **argv) {
     const char *mode = argc > 3 ? argv[3] : "c";
     if (!strcmp(mode, "configs") || !strcmp(mode, "port")) { /* WIRE_A is a scratch directory here */
         if (mode[0] == 'c') bad_configs(argv[1]);
-        else port(argv[1]);
+        else {
+            port(argv[1]);
+            port_move(argv[1]);
+        }
         return failures ? 1 : 0;
     }
     bool quick = strstr(mode, "quick") != NULL;

@@ -11,8 +11,11 @@
  *              unlogged must be caught (the check can fail)
  *   migrate    RC traffic between device A and a peer C; A's function through pre-copy and
  *              stop-copy into an image read from the data_fd, loaded through a data_fd into a
- *              new device B on A's wire; a SEND posted before the stop completes on B, traffic
- *              both ways after; A's dirty log covers every page the NIC changed
+ *              new device B opened with no port, which takes A's wire (hlsnic_dev_wire_move)
+ *              once the load is validated; work posted before the stop completes on B, traffic
+ *              both ways after; A's dirty log covers every page the NIC changed. Then B on to
+ *              B2, first to a destination that refuses a corrupted image: B runs on, its work
+ *              completes there, and the second try moves it
  * Usage: vfio_test DIR [fsm|arcs|logapi|dirty|migrate]...   (DIR: a directory for the sockets) */
 #define _GNU_SOURCE
 #include "hlsnic_vfio.h"
@@ -452,29 +455,67 @@ static bool map_side(hlsnic_dev_t *d, side_t *s) {
            !hlsnic_dev_dma_map(d, s->mr, MR_LEN - 4096);
 }
 
-/* The destination: the source device closed (its wire path freed), a new device `name` on the
- * same wire, the same memory mapped (the guest's memory stays in this process), RUNNING ->
- * RESUMING, the image written to its data_fd, -> RUNNING_P2P -> RUNNING. */
-static bool move_to_new_device(side_t *a, const char *wire, const buf_t *img, size_t chunk, const char *name) {
+/* A destination for the stopped source a->d: a new device `name` opened with no port while the
+ * source still owns the wire, the same memory mapped (the guest's memory stays in this
+ * process), RUNNING -> RESUMING, the image written to its data_fd (in writes of `chunk`
+ * bytes), RESUMING -> STOP (the load validated). Its answer to RESUMING -> STOP (0 or the
+ * errno), or a positive value when a step before failed. */
+static int load_destination(side_t *a, const buf_t *img, size_t chunk, const char *name, hlsnic_dev_t **dst) {
     char err[256], n[160];
-    hlsnic_dev_close(a->d);
-    a->d = hlsnic_dev_open(&(hlsnic_dev_config_t){.wire = wire}, err, sizeof err);
-    a->name = name;
-    snprintf(n, sizeof n, "migrate: %s: RUNNING -> RESUMING, the image written to its data_fd, -> RUNNING_P2P -> RUNNING", name);
-    if (!a->d) {
-        check(false, n, "open on A's wire: %s", err);
-        return false;
+    snprintf(n, sizeof n, "migrate: %s: opened with no port while the source holds the wire, RUNNING -> RESUMING, the image written", name);
+    *dst = hlsnic_dev_open(&(hlsnic_dev_config_t){.wire = NULL}, err, sizeof err);
+    if (!*dst) {
+        check(false, n, "open: %s", err);
+        return 1;
     }
     int wfd = -1;
-    bool mapped = map_side(a->d, a);
-    int rc = hlsnic_vfio_set_state(a->d, 0, RS, &wfd);
+    bool mapped = map_side(*dst, a);
+    int rc = hlsnic_vfio_set_state(*dst, 0, RS, &wfd);
     bool wrote = wfd >= 0 && write_chunks(wfd, img->b, img->n, chunk);
     if (wfd >= 0) close(wfd);
-    int rc2 = hlsnic_vfio_set_state(a->d, 0, RP, NULL);
-    int rc3 = hlsnic_vfio_set_state(a->d, 0, R, NULL);
-    check(mapped && !rc && wrote && !rc2 && !rc3 && state_of(a->d, 0) == R, n, "mapped %d ->RESUMING %d wrote %d ->P2P %d ->RUNNING %d",
-          mapped, rc, wrote, rc2, rc3);
-    return !rc && !rc3;
+    check(mapped && !rc && wrote, n, "mapped %d ->RESUMING %d wrote %d", mapped, rc, wrote);
+    return mapped && !rc && wrote ? hlsnic_vfio_set_state(*dst, 0, S, NULL) : 1;
+}
+
+/* The switch-over: the destination `name` loaded (above), then the wire moved to it from the
+ * source, the source closed, the destination -> RUNNING_P2P -> RUNNING. */
+static bool move_to_new_device(side_t *a, const buf_t *img, size_t chunk, const char *name) {
+    char err[256], n[160];
+    hlsnic_dev_t *dst;
+    int rc = load_destination(a, img, chunk, name, &dst);
+    snprintf(n, sizeof n, "migrate: %s: the load validated (RESUMING -> STOP), the wire moved from the source, -> RUNNING_P2P -> RUNNING", name);
+    if (rc) {
+        check(false, n, "RESUMING -> STOP: %d", rc);
+        hlsnic_dev_close(dst);
+        return false;
+    }
+    int moved = hlsnic_dev_wire_move(a->d, dst, err, sizeof err);
+    hlsnic_dev_close(a->d);
+    a->d = dst;
+    a->name = name;
+    int rc2 = hlsnic_vfio_set_state(dst, 0, RP, NULL);
+    int rc3 = hlsnic_vfio_set_state(dst, 0, R, NULL);
+    check(!moved && !rc2 && !rc3 && state_of(dst, 0) == R, n, "move %d (%s) ->P2P %d ->RUNNING %d", moved, moved ? err : "", rc2, rc3);
+    return !moved && !rc3;
+}
+
+/* A destination that refuses the image (one byte of its last block flipped: the block's CRC
+ * fails): RESUMING -> STOP answers -EINVAL, the destination is closed, and the source — which
+ * kept its wire — goes STOP -> RUNNING_P2P -> RUNNING and carries on. */
+static bool refused_destination(side_t *a, const buf_t *img, const char *name) {
+    buf_t bad = {.b = malloc(img->n), .n = img->n};
+    memcpy(bad.b, img->b, img->n);
+    bad.b[img->n - 512 + 40] ^= 0x10;
+    hlsnic_dev_t *dst;
+    int rc = load_destination(a, &bad, 0, name, &dst);
+    free(bad.b);
+    int st = dst ? state_of(dst, 0) : -1;
+    hlsnic_dev_close(dst);
+    char n[200];
+    snprintf(n, sizeof n, "migrate: %s: a corrupted image is refused at RESUMING -> STOP (EINVAL, state ERROR); the source, still on its wire, STOP -> RUNNING", name);
+    int back = hlsnic_vfio_set_state(a->d, 0, R, NULL);
+    check(rc == -EINVAL && st == E && !back && state_of(a->d, 0) == R, n, "RESUMING -> STOP %d, state %d, source -> RUNNING %d", rc, st, back);
+    return !back;
 }
 
 /* Work in flight across a stop: C SENDs 3000 bytes into a receive posted on A and WRITEs
@@ -592,7 +633,7 @@ static void test_migrate(const char *dir) {
     for (unsigned k = 0; k < ng; k++) free(g[k].snap);
     in_flight_at_stop(&a, &c, "A -> B");
     printf("INFO migrate: A -> B image %zu bytes (pre-copy %zu, stop-copy %zu)\n", img.n, precopy_bytes, img.n - precopy_bytes);
-    if (move_to_new_device(&a, wa, &img, 0, "B")) {
+    if (move_to_new_device(&a, &img, 0, "B")) {
         check_in_flight(&a, &c, "A -> B");
         send_recv(&a, &c, "migrate: after: B->C ");
         send_recv(&c, &a, "migrate: after: C->B ");
@@ -612,10 +653,24 @@ static void test_migrate(const char *dir) {
               "rc %d end %d bytes %zu stop %d", rc, end, img.n, rc2);
         check(!rcs && size >= img.n, "migrate: B: MIG_DATA_SIZE before the stop-copy is not below the image it gave",
               "rc %d: %" PRIu64 " bytes announced, %zu saved", rcs, size, img.n);
+        /* a destination that refuses the image: B runs on, its work in flight completes there */
+        if (refused_destination(&a, &img, "B2 (refused)")) {
+            check_in_flight(&a, &c, "B after the refused load");
+            send_recv(&a, &c, "migrate: after the refused load: B->C ");
+            send_recv(&c, &a, "migrate: after the refused load: C->B ");
+            post_in_flight(&a, &c, 17);
+            img.n = 0;
+            rc = hlsnic_vfio_set_state(a.d, 0, SC, &fd);
+            end = fd >= 0 && drain(fd, &img);
+            if (fd >= 0) close(fd);
+            rc2 = hlsnic_vfio_set_state(a.d, 0, S, NULL);
+            check(!rc && end && img.n && !rc2, "migrate: B: stopped and saved again after the refused load", "rc %d end %d bytes %zu stop %d",
+                  rc, end, img.n, rc2);
+        }
         in_flight_at_stop(&a, &c, "B -> B2");
         printf("INFO migrate: B -> B2 image %zu bytes\n", img.n);
         /* written 300 bytes at a time: the loader does not need the writer's block boundaries */
-        if (move_to_new_device(&a, wa, &img, 300, "B2")) {
+        if (move_to_new_device(&a, &img, 300, "B2")) {
             check_in_flight(&a, &c, "B -> B2");
             send_recv(&a, &c, "migrate: after: B2->C ");
             send_recv(&c, &a, "migrate: after: C->B2 ");
