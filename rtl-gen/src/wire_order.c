@@ -6,7 +6,8 @@
 #include "util.h"
 
 /* A wire's place in the source: the lines of the calls that inlined its statement, from the
- * top function inwards, then the statement's line in its own function. Wires gathered after
+ * top function inwards, then the statement's line in its own function (the code of a call
+ * comes before the other wires of the statement that calls it). Wires gathered after
  * the last statement (outputs, next register values) come last, in the order they were
  * made (port and register order). */
 typedef struct {
@@ -40,7 +41,9 @@ static bool before(unsigned a, unsigned b) {
     if (p->result != q->result) return q->result;
     for (unsigned i = 0; i < p->n && i < q->n; i++)
         if (p->line[i] != q->line[i]) return p->line[i] < q->line[i];
-    if (p->n != q->n) return p->n < q->n;
+    /* one place inside the other: code inlined into a statement before the statement's own
+     * wires, which mostly read the call's result */
+    if (p->n != q->n) return p->n > q->n;
     return a < b; /* one statement: the order translate.c made its wires in */
 }
 
