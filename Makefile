@@ -4,6 +4,7 @@
 #   make deps    install the build/test packages (Debian 12, apt only)
 #   make test    build everything and run every test suite (scripts/run-tests); THE test command
 #   make test-long   the sweeps too long for `make test` (500 migration seeds; docs/migration.md)
+#                and every '&&' of three NIC blocks flipped in turn (docs/rtl-gen.md)
 #   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report,
 #                then make review of a small change (docs/review.md)
 #   make bench   the NIC's performance and size table (docs/bench.md); QUICK=1: small sizes
@@ -30,6 +31,7 @@ test: deps
 
 test-long: deps
 	@testbench/migration/tests/long
+	@FLIPS=all rtl-gen/tests/diff/run requester completer responder
 
 demo: deps
 	@scripts/demo

@@ -117,8 +117,7 @@ int nl_add(netlist_t *nl, const char *base, unsigned width, sig_kind_t kind) {
         char *b = clean_base(base ? base : "t");
         char *key = nl->cur_scope < 0 ? (nl->cur_result ? xstrdup(nl->cur_result)
                                                         : xasprintf("%s_r", b))
-                    : nl->cur_call < 0 ? xasprintf("%s_%d", b, nl->cur_scope)
-                                       : xasprintf("%s_%dc%d", b, nl->cur_scope, nl->cur_call);
+                    : xasprintf("%s_%d%s", b, nl->cur_scope, nl->cur_call ? nl->cur_call : "");
         unsigned *next = scope_count(nl, key);
         for (unsigned k = *next;; k++) {
             char *cand = xasprintf("%s_%u", key, k);
@@ -297,7 +296,8 @@ val_t nl_wire(netlist_t *nl, const char *base, unsigned width, char *expr) {
 /* A slice or extension made outside any statement (an output or register gathered at the end)
  * is named in the statement of the wire it reads, so it keeps its name when others change. */
 static val_t derived_wire(netlist_t *nl, val_t src, unsigned width, char *expr) {
-    int saved = nl->cur_scope, saved_call = nl->cur_call;
+    int saved = nl->cur_scope;
+    const char *saved_call = nl->cur_call;
     if (saved < 0) {
         nl->cur_scope = nl->sigs[src.sig].scope;
         nl->cur_call = nl->sigs[src.sig].call;

@@ -28,7 +28,8 @@ typedef struct {
     char **case_label, **case_value;
     unsigned n_case;
     const char *base; /* the C-derived part of the name, without the numbering */
-    int scope, call;  /* the statement it was named in (netlist_t.cur_scope, cur_call) */
+    int scope;        /* the statement it was named in (netlist_t.cur_scope, cur_call) */
+    const char *call;
     unsigned fsm;     /* 1 + index of the FSM state register whose value this is (the register,
                        * or it zero-extended): its comparisons print state names */
     const char *file; /* source line, for the source map (never in the Verilog) */
@@ -54,14 +55,16 @@ typedef struct {
     const iface_t *ifc;   /* for the FSM state names (fsm_states.c) */
     const char *cur_file; /* location stamped on new signals */
     unsigned cur_line;
-    /* Wire names are BASE_LINE_K, or BASE_LINEcCALL_K in an inlined function: LINE is
+    /* Wire names are BASE_LINE_K, or BASE_LINEcCALL..._K in an inlined function: LINE is
      * cur_scope, the line of the current statement counted from the first line of the C
-     * function it is in (so edits above it or in other functions do not change it), CALL is
-     * cur_call, the line of the call in the calling function, K counts wires of one BASE
-     * within one such scope. No global counter: a change renames only wires of the statements
-     * it touches. */
+     * function it is in (so edits above it or in other functions do not change it), CALL...
+     * is cur_call, the call chain: the line of the call in the calling function, then the
+     * line of that function's call in its caller, and so on up to the top function (two
+     * calls of a helper from two calls of another helper get different names), K counts
+     * wires of one BASE within one such scope. No global counter: a change renames only
+     * wires of the statements it touches. */
     int cur_scope;        /* -1: no statement (results gathered after the last one) */
-    int cur_call;         /* -1: not inlined */
+    const char *cur_call; /* interned "cL1cL2..." (innermost call first); NULL: not inlined */
     const char *cur_result; /* outside any statement: the port or register whose value is
                              * being gathered; its wires are named RESULT_K */
     struct nl_count { const char *key; unsigned next; } *counts; /* hash: BASE_SCOPE -> K */

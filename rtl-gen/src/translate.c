@@ -128,15 +128,39 @@ static int line_in_function(LLVMMetadataRef loc) {
 }
 
 /* The naming scope of an instruction (netlist.h): its statement, as a line of the C function
- * it was written in, and for code of an inlined function the call's line in the caller. */
-static void statement_scope(netlist_t *nl, LLVMValueRef inst) {
+ * it was written in, and for code of an inlined function the whole call chain, "cL" per call
+ * from the innermost caller out to the top function: with the innermost call alone, every
+ * expansion of a helper inside one line of another helper would share one scope, and one
+ * expansion more or fewer anywhere would renumber the wires of all the others. */
+static bool statement_scope(netlist_t *nl, LLVMValueRef inst) {
     LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
-    if (!loc) return;
+    if (!loc) return false;
     int line = line_in_function(loc);
-    if (line < 0) return; /* line 0, "merged from several lines": keep the last statement */
-    LLVMMetadataRef at = LLVMDILocationGetInlinedAt(loc);
+    if (line < 0) return false; /* line 0, "merged from several lines" */
+    char chain[256] = "";
+    size_t n = 0;
+    for (LLVMMetadataRef at = LLVMDILocationGetInlinedAt(loc); at && n < sizeof chain - 16;
+         at = LLVMDILocationGetInlinedAt(at)) {
+        int call = line_in_function(at); /* -1: merged from several lines; counts as 0 */
+        n += (size_t)snprintf(chain + n, sizeof chain - n, "c%d", call < 0 ? 0 : call);
+    }
     nl->cur_scope = line;
-    nl->cur_call = at ? line_in_function(at) : -1;
+    if (!n) nl->cur_call = NULL;
+    else if (!nl->cur_call || strcmp(nl->cur_call, chain)) nl->cur_call = intern(chain);
+    return true;
+}
+
+/* An instruction with no line of its own (a phi, a value merged from several lines) is
+ * named in the statement of the next instruction of its block that has one, the statement
+ * the join or merge belongs to; failing that, of the one before it in the block. Not the
+ * statement translated last: that depends on the order of the blocks, which a change
+ * elsewhere in the function can reshuffle, and every reader of the value would be renamed. */
+static void instruction_scope(netlist_t *nl, LLVMValueRef inst) {
+    if (statement_scope(nl, inst)) return;
+    for (LLVMValueRef j = LLVMGetNextInstruction(inst); j; j = LLVMGetNextInstruction(j))
+        if (statement_scope(nl, j)) return;
+    for (LLVMValueRef j = LLVMGetPreviousInstruction(inst); j; j = LLVMGetPreviousInstruction(j))
+        if (statement_scope(nl, j)) return;
 }
 
 static void set_loc(tr_t *t, LLVMValueRef inst) {
@@ -150,8 +174,8 @@ static void set_loc(tr_t *t, LLVMValueRef inst) {
         free(dir);
         t->line = LLVMGetDebugLocLine(inst);
         t->col = LLVMGetDebugLocColumn(inst);
-        statement_scope(&t->nl, inst);
     }
+    instruction_scope(&t->nl, inst);
     t->nl.cur_file = t->file;
     t->nl.cur_line = t->line;
 }
@@ -638,7 +662,8 @@ static void collect_results(tr_t *t) {
     t->file = f->source;
     t->line = 0;
     t->nl.cur_file = NULL;
-    t->nl.cur_scope = t->nl.cur_call = -1;
+    t->nl.cur_scope = -1;
+    t->nl.cur_call = NULL;
     t->out_val = xcalloc(f->n_out + 1, sizeof(val_t));
     t->reg_next = xcalloc(f->n_regs + 1, sizeof(val_t));
     /* named after what they feed (OUT_out_K, st_REG_next_K), so one result's wires keep
@@ -729,7 +754,8 @@ static int *shared_predicates(cfg_t *c, const unsigned *order, unsigned n) {
 }
 
 void translate(tr_t *t, LLVMValueRef fn) {
-    t->nl.cur_scope = t->nl.cur_call = -1;
+    t->nl.cur_scope = -1;
+    t->nl.cur_call = NULL;
     setup_objects(t);
     unsigned nb = LLVMCountBasicBlocks(fn);
     cfg_t c = {.b = xcalloc(nb, sizeof(block_t)), .n = nb};

@@ -6,7 +6,9 @@
 
 #include "diag.h"
 #include "line_wrap.h"
+#include "sig_index.h"
 #include "util.h"
+#include "wire_order.h"
 
 static void range(FILE *f, unsigned w) {
     if (w > 1) fprintf(f, "[%u:0] ", w - 1);
@@ -118,73 +120,28 @@ static void declare_state(FILE *f, const tr_t *t) {
 /* ---- liveness: only signals that reach an output, a register or a memory
  * port are printed (edge predicates of joins, superseded stores, ...). */
 typedef struct {
-    const netlist_t *nl;
-    int *slot;        /* name hash -> signal index, -1 empty */
-    unsigned cap;
     bool *live;
     bool *whole;      /* read as a whole somewhere (not only through [..] selects) */
     unsigned *work, n_work;
 } live_t;
 
-static unsigned hash_name(const char *s, size_t n) {
-    unsigned h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
-static int find_name(const live_t *l, const char *s, size_t n) {
-    for (unsigned i = hash_name(s, n) & (l->cap - 1);; i = (i + 1) & (l->cap - 1)) {
-        int k = l->slot[i];
-        if (k < 0) return -1;
-        const char *nm = l->nl->sigs[k].name;
-        if (strlen(nm) == n && memcmp(nm, s, n) == 0) return k;
-    }
-}
-
-static bool ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* mark every signal named in text */
-static void mark_text(live_t *l, const char *text) {
-    for (const char *p = text; *p;) {
-        if (!ident_char(*p)) { p++; continue; }
-        const char *q = p;
-        while (ident_char(*q)) q++;
-        /* skip the digits of sized literals such as 32'h1f */
-        if (*q != '\'' && !(p > text && p[-1] == '\'')) {
-            int k = find_name(l, p, (size_t)(q - p));
-            if (k >= 0 && *q != '[') l->whole[k] = true;
-            if (k >= 0 && !l->live[k]) {
-                l->live[k] = true;
-                l->work[l->n_work++] = (unsigned)k;
-            }
-        }
-        p = q;
+static void mark(void *arg, int sig, bool whole) {
+    live_t *l = arg;
+    if (whole) l->whole[sig] = true;
+    if (!l->live[sig]) {
+        l->live[sig] = true;
+        l->work[l->n_work++] = (unsigned)sig;
     }
 }
 
 static void mark_val(live_t *l, val_t v) {
-    if (v.sig >= 0) l->whole[v.sig] = true;
-    if (v.sig >= 0 && !l->live[v.sig]) {
-        l->live[v.sig] = true;
-        l->work[l->n_work++] = (unsigned)v.sig;
-    }
+    if (v.sig >= 0) mark(l, v.sig, true);
 }
 
 /* Returns live[] (printed) and sets *whole (every bit read: not in the unused sink). */
-static bool *liveness(const tr_t *t, bool **whole) {
+static bool *liveness(const tr_t *t, const sig_index_t *x, bool **whole) {
     const netlist_t *nl = &t->nl;
-    live_t l = {.nl = nl};
-    for (l.cap = 16; l.cap < nl->n * 2 + 2; l.cap *= 2) {}
-    l.slot = xcalloc(l.cap, sizeof(int));
-    memset(l.slot, 0xff, l.cap * sizeof(int));
-    for (unsigned i = 0; i < nl->n; i++) {
-        const char *nm = nl->sigs[i].name;
-        unsigned h = hash_name(nm, strlen(nm)) & (l.cap - 1);
-        while (l.slot[h] >= 0) h = (h + 1) & (l.cap - 1);
-        l.slot[h] = (int)i;
-    }
+    live_t l = {0};
     l.live = xcalloc(nl->n + 1, sizeof(bool));
     l.whole = xcalloc(nl->n + 1, sizeof(bool));
     l.work = xcalloc(nl->n + 1, sizeof(unsigned));
@@ -198,37 +155,48 @@ static bool *liveness(const tr_t *t, bool **whole) {
         mark_val(&l, p->wa);
         mark_val(&l, p->wd);
     }
-    while (l.n_work) {
-        const sig_t *s = &nl->sigs[l.work[--l.n_work]];
-        if (s->kind == SIG_WIRE) mark_text(&l, s->expr);
-        if (s->kind == SIG_CASE) {
-            mark_text(&l, s->case_sel);
-            for (unsigned k = 0; k < s->n_case; k++) mark_text(&l, s->case_value[k]);
-        }
-    }
-    free(l.slot);
+    while (l.n_work) sig_index_scan_sig(x, &nl->sigs[l.work[--l.n_work]], mark, &l);
     free(l.work);
     *whole = l.whole;
     return l.live;
 }
 
-static void logic(FILE *f, line_count_t *lc, srcmap_t *map, const tr_t *t, const bool *live) {
+static void logic(FILE *f, line_count_t *lc, srcmap_t *map, const tr_t *t,
+                  const sig_index_t *x, const bool *live) {
     const netlist_t *nl = &t->nl;
+    unsigned n;
+    bool *forward;
+    unsigned *order = wire_order(nl, x, live, &n, &forward);
+    unsigned n_forward = 0;
+    for (unsigned k = 0; k < n; k++) n_forward += forward[order[k]];
+    if (n_forward)
+        fprintf(f, "\n    // Wires read above the place of their C statement, declared here and\n"
+                   "    // assigned at that place below.\n");
+    for (unsigned k = 0; k < n; k++) {
+        const sig_t *s = &nl->sigs[order[k]];
+        if (!forward[order[k]]) continue;
+        fprintf(f, "    %s ", s->kind == SIG_WIRE ? "wire" : "reg");
+        range(f, s->width);
+        fprintf(f, "%s;\n", s->name);
+    }
     fprintf(f, "\n    // Combinational logic of one cycle, in source order (the .srcmap file\n"
                "    // gives the C line of each wire).\n");
-    for (unsigned i = 0; i < nl->n; i++) {
-        const sig_t *s = &nl->sigs[i];
-        if (!live[i] || (s->kind != SIG_WIRE && s->kind != SIG_CASE)) continue;
+    for (unsigned k = 0; k < n; k++) {
+        const sig_t *s = &nl->sigs[order[k]];
+        bool declared = forward[order[k]];
         unsigned first = current_line(lc);
         if (s->kind == SIG_WIRE) {
             char *r = range_text(s->width);
-            statement(f, 4, xasprintf("wire %s%s = %s;", r, s->name, s->expr));
+            statement(f, 4, declared ? xasprintf("assign %s = %s;", s->name, s->expr)
+                                     : xasprintf("wire %s%s = %s;", r, s->name, s->expr));
             free(r);
             fputc('\n', f);
         } else {
-            fprintf(f, "    reg ");
-            range(f, s->width);
-            fprintf(f, "%s;\n", s->name);
+            if (!declared) {
+                fprintf(f, "    reg ");
+                range(f, s->width);
+                fprintf(f, "%s;\n", s->name);
+            }
             fprintf(f, "    always @(*) begin\n        case (%s)\n", s->case_sel);
             for (unsigned k = 0; k < s->n_case; k++) {
                 statement(f, 12, xasprintf("%s: %s = %s;", s->case_label[k], s->name,
@@ -240,6 +208,8 @@ static void logic(FILE *f, line_count_t *lc, srcmap_t *map, const tr_t *t, const
         }
         if (s->file && s->line) srcmap_add(map, s->file, s->line, first, current_line(lc) - 1);
     }
+    free(order);
+    free(forward);
 }
 
 static void outputs(FILE *f, const tr_t *t) {
@@ -342,11 +312,14 @@ void verilog_write(FILE *out, const tr_t *t, srcmap_t *map) {
                    "// some words, and each name must be distinct):\n");
     for (unsigned i = 0; i < t->ifc->n_renames; i++) fprintf(f, "//   %s\n", t->ifc->renames[i]);
     fprintf(f, "`default_nettype none\n");
+    sig_index_t x;
+    sig_index_init(&x, &t->nl);
     bool *whole;
-    bool *live = liveness(t, &whole);
+    bool *live = liveness(t, &x, &whole);
     ports(f, t);
     declare_state(f, t);
-    logic(f, &lc, map, t, live);
+    logic(f, &lc, map, t, &x, live);
+    sig_index_free(&x);
     outputs(f, t);
     registers(f, t);
     memories(f, t);

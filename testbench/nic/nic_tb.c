@@ -341,38 +341,59 @@ static void compare_outputs(nic_tb_t *tb, unsigned n) {
     }
 }
 
-/* Lock-step register check (regs_check_every): every register leaf and every memory's
- * read-data register of the C state against the RTL's, after this cycle's edge. A divergence
- * happened at one of the edges since the previous check. */
+/* Lock-step register check (regs_check_every): every register leaf, every live FIFO entry and
+ * every memory's read-data register of the C state against the RTL's, after this cycle's edge.
+ * A divergence happened at one of the edges since the previous check. */
 static bool bits_differ(const uint8_t *a, const uint8_t *b, unsigned offset, unsigned width) {
     for (unsigned i = 0; i < width; i++)
         if (((a[offset + i / 8] ^ b[offset + i / 8]) >> (i % 8)) & 1) return true;
     return false;
 }
+/* The first difference between C state c and the RTL's state r in the registers and FIFO
+ * entries, as "register NAME C=0x.. RTL=0x.." or "FIFO NAME entry E byte B C=0x.. RTL=0x..",
+ * into what; false when equal. Only defined storage is compared (the iface's noreset and fifo
+ * lines): a register without reset while it is reset or its guard is 1 in the C state, a
+ * FIFO entry while it is live (pushed and not yet popped). Elsewhere the RTL may hold
+ * anything (a FIFO's entries start scrambled) while the C model holds zeros. */
+static bool regs_differ(const ifc_t *f, const uint8_t *c, const uint8_t *r, char *what, size_t n) {
+    for (unsigned k = 0; k < f->n_regs; k++)
+        if (ifc_reg_defined(f, k, c) && bits_differ(c, r, f->regs[k].offset, f->regs[k].width)) {
+            snprintf(what, n, "register %s C=0x%llx RTL=0x%llx", f->regs[k].name,
+                     (unsigned long long)get_leaf(c, &f->regs[k]), (unsigned long long)get_leaf(r, &f->regs[k]));
+            return true;
+        }
+    for (unsigned k = 0; k < f->n_fifos; k++) {
+        const ifc_fifo *q = &f->fifos[k];
+        for (unsigned e = 0; e < q->depth; e++) {
+            unsigned off = q->offset + q->entry_size * e;
+            if (!ifc_fifo_entry_live(f, q, c, e) || !bits_differ(c, r, off, q->width)) continue;
+            unsigned b = 0;
+            while (b + 1 < q->entry_size && c[off + b] == r[off + b]) b++;
+            snprintf(what, n, "FIFO %s entry %u byte %u C=0x%02x RTL=0x%02x", q->name, e, b, c[off + b], r[off + b]);
+            return true;
+        }
+    }
+    return false;
+}
+
 static void compare_regs(nic_tb_t *tb, unsigned n) {
     const ifc_t *f = tb->ifc;
     nic_t *x = &tb->nic[n];
     if (tb->mismatch[0] || x->mismatch[0]) return;
     tb->m.rtl_read_regs(x->rtl, x->st_rtl);
-    const char *what = NULL;
-    uint64_t cv = 0, rv = 0;
-    for (unsigned k = 0; k < f->n_regs && !what; k++)
-        if (bits_differ(x->st, x->st_rtl, f->regs[k].offset, f->regs[k].width)) {
-            what = f->regs[k].name;
-            cv = get_leaf(x->st, &f->regs[k]);
-            rv = get_leaf(x->st_rtl, &f->regs[k]);
-        }
-    for (unsigned k = 0; k < f->n_mems && !what; k++)
+    char what[160];
+    bool differ = regs_differ(f, x->st, x->st_rtl, what, sizeof what);
+    for (unsigned k = 0; k < f->n_mems && !differ; k++)
         if (bits_differ(x->st, x->st_rtl, f->mems[k].offset, f->mems[k].width)) {
             ifc_leaf l = {.offset = f->mems[k].offset, .width = f->mems[k].width, .size = f->mems[k].elem_size};
-            what = f->mems[k].name;
-            cv = get_leaf(x->st, &l);
-            rv = get_leaf(x->st_rtl, &l);
+            snprintf(what, sizeof what, "register %s C=0x%llx RTL=0x%llx", f->mems[k].name,
+                     (unsigned long long)get_leaf(x->st, &l), (unsigned long long)get_leaf(x->st_rtl, &l));
+            differ = true;
         }
-    if (what)
+    if (differ)
         snprintf(x->mismatch, sizeof x->mismatch,
-                 "cycle %llu nic %u: register %s C=0x%llx RTL=0x%llx (written at an edge of cycles %llu..%llu)",
-                 (unsigned long long)tb->cycle, n, what, (unsigned long long)cv, (unsigned long long)rv,
+                 "cycle %llu nic %u: %s (written at an edge of cycles %llu..%llu)",
+                 (unsigned long long)tb->cycle, n, what,
                  (unsigned long long)(tb->cycle + 1 > tb->c.regs_check_every ? tb->cycle + 1 - tb->c.regs_check_every : 0),
                  (unsigned long long)tb->cycle);
 }
@@ -391,11 +412,9 @@ bool nic_tb_compare_state(nic_tb_t *tb) {
         nic_t *x = &tb->nic[n];
         memset(rs, 0, f->state_size);
         tb->m.rtl_read_state(x->rtl, rs);
-        for (unsigned k = 0; k < f->n_regs && !tb->mismatch[0]; k++)
-            if (bits_differ(x->st, rs, f->regs[k].offset, f->regs[k].width))
-                snprintf(tb->mismatch, sizeof tb->mismatch, "cycle %llu nic %u: register %s C=0x%llx RTL=0x%llx",
-                         (unsigned long long)tb->cycle, n, f->regs[k].name,
-                         (unsigned long long)get_leaf(x->st, &f->regs[k]), (unsigned long long)get_leaf(rs, &f->regs[k]));
+        char what[160];
+        if (regs_differ(f, x->st, rs, what, sizeof what))
+            snprintf(tb->mismatch, sizeof tb->mismatch, "cycle %llu nic %u: %s", (unsigned long long)tb->cycle, n, what);
         for (unsigned k = 0; k < f->n_mems && !tb->mismatch[0]; k++) {
             const ifc_mem *mm = &f->mems[k];
             /* rdata, then cell i at offset + elem_size * (1 + i); width bits of each */

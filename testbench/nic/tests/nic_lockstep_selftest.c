@@ -6,7 +6,9 @@
  *   2. with register checks every 16 cycles, a flipped register that is no output
  *      (ctrl's latched command) is named within 16 cycles;
  *   3. a flipped memory cell (a responder table row nobody reads while idle) is named by
- *      nic_tb_compare_state (the whole state, memory cells included).
+ *      nic_tb_compare_state (the whole state, memory cells included);
+ *   4. a flipped FIFO entry is no mismatch while the entry is not live (the RTL's entries start
+ *      scrambled), and is named (FIFO, entry, byte) while it is live.
  * Usage: nic_lockstep_selftest IFACE   (built with the RTL model: testbench/nic/tests/rtl-run) */
 #include "../nic_tb.h"
 #include "../../../rtl-gen/wrap/iface_read.h"
@@ -119,6 +121,47 @@ int main(int argc, char **argv) {
         snprintf(why, sizeof why, "flipped bit 4 of cell 63 of %s of NIC 0's C model; compare_state %s, mismatch: %s",
                  mem->name, equal ? "true" : "false", mm ? mm : "none");
         check(!equal && mm && strstr(mm, want), "lockstep selftest: a flipped memory cell is named by the whole-state compare", why);
+        nic_tb_free(tb);
+    }
+    /* 4. FIFO entries between blocks (the iface's fifo lines): the RTL's start scrambled and only
+     * a live entry (pushed, not yet popped) holds data. A bit flipped in an entry that is not
+     * live is no mismatch; one flipped in a live entry is, named by FIFO, entry and byte. A
+     * SET_FN command fills the configuration FIFOs from ctrl to the blocks for a few cycles. */
+    check(f->n_fifos > 0, "lockstep selftest: the interface has fifo lines", "none");
+    if (f->n_fifos && (tb = start(argv[1], 1))) {
+        const ifc_fifo *q = &f->fifos[0];
+        unsigned dead = 0; /* an entry that is not live (after set-up the NICs are idle) */
+        while (dead + 1 < q->depth && ifc_fifo_entry_live(f, q, nic_tb_c_state(tb, 0), dead)) dead++;
+        nic_tb_c_state(tb, 0)[q->offset + q->entry_size * dead] ^= 0x01;
+        nic_tb_run(tb, 20);
+        bool equal = nic_tb_compare_state(tb);
+        snprintf(why, sizeof why, "flipped bit 0 of entry %u of FIFO %s (not live) of NIC 0's C model; mismatch: %s",
+                 dead, q->name, nic_tb_mismatch(tb) ? nic_tb_mismatch(tb) : "none");
+        check(equal && !nic_tb_mismatch(tb), "lockstep selftest: a flipped FIFO entry that is not live is no mismatch", why);
+        nic_cmd_t cmd = {.op = NIC_CMD_SET_FN, .fn = 2, .mac = 0x020000000a09ull, .ip = 0x0a000009u};
+        const ifc_fifo *live = NULL;
+        unsigned entry = 0;
+        if (nic_tb_push(tb, 0, "ctrl_cmd", &cmd, sizeof cmd) >= 0)
+            for (unsigned c = 0; c < 300 && !live; c++) {
+                nic_tb_step(tb);
+                for (unsigned k = 0; k < f->n_fifos && !live; k++)
+                    for (unsigned e = 0; e < f->fifos[k].depth && !live; e++)
+                        if (ifc_fifo_entry_live(f, &f->fifos[k], nic_tb_c_state(tb, 0), e)) {
+                            live = &f->fifos[k];
+                            entry = e;
+                        }
+            }
+        check(live != NULL, "lockstep selftest: a SET_FN command makes a FIFO entry live", "none within 300 cycles");
+        if (live) {
+            nic_tb_c_state(tb, 0)[live->offset + live->entry_size * entry] ^= 0x01;
+            equal = nic_tb_compare_state(tb);
+            const char *mm = nic_tb_mismatch(tb);
+            char want[200];
+            snprintf(want, sizeof want, "nic 0: FIFO %s entry %u byte 0", live->name, entry);
+            snprintf(why, sizeof why, "flipped bit 0 of live entry %u of FIFO %s of NIC 0's C model; mismatch: %s",
+                     entry, live->name, mm ? mm : "none");
+            check(!equal && mm && strstr(mm, want), "lockstep selftest: a flipped live FIFO entry is named by the state compare", why);
+        }
         nic_tb_free(tb);
     }
     ifc_free(f);
