@@ -39,6 +39,7 @@ typedef struct {
     const char *cfg_wire_alt;  /* HLSNIC_MIGRATE_WIRE: migrations alternate between the two wires */
     unsigned wire_now;         /* 0: cfg_wire, 1: cfg_wire_alt */
     uint64_t cycle_base;       /* cycles of the devices the function ran on before this one */
+    uint64_t frame_base;       /* frames those devices sent (a --migrate-at point in frames) */
     unsigned fn;
     uint64_t mac;
     uint32_t ip;

@@ -321,6 +321,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     hlsnic_dev_stats(src, &ss);
     hlsnic_dev_stats(dst, &ds);
     f->cycle_base += ss.cycles - ds.cycles;
+    f->frame_base += ss.tx_frames - ds.tx_frames;
     m->dest_cycle_base = f->cycle_base; /* the guest time of the destination's cycle 0: the key to its pcap's times */
     f->dev = dst;
     if (f->cfg_wire_alt) f->wire_now ^= 1;

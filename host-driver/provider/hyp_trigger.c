@@ -2,7 +2,10 @@
  * docs/live-migration.md, "Options"). Read once, when the provider opens the device:
  *
  *   HLSNIC_MIGRATE_AT=WHEN[,WHEN...]  WHEN = device cycles (guest device time, counted across
- *                                     migrations) or seconds since the open with an `s` suffix
+ *                                     migrations), seconds since the open with an `s` suffix, or
+ *                                     Ethernet frames the function sent with an `f` suffix
+ *                                     (counted across migrations: a point inside the traffic
+ *                                     whatever the machine's speed or the peer's pace)
  *   HLSNIC_MIGRATE_CTL=PATH           a unix stream socket: a client writes "migrate\n" and
  *                                     reads one line back, "ok migration N" or "error ..."
  *   HLSNIC_MIGRATE_TIMELINE=FILE      every migration so far as JSON, rewritten after each
@@ -24,9 +27,12 @@
 
 enum { WHEN_MAX = 64, POLL_MS = 5 };
 
+enum when_unit { WHEN_CYCLES, WHEN_SECONDS, WHEN_FRAMES };
+
 typedef struct {
-    bool seconds, fired;
-    double at; /* cycles or seconds */
+    enum when_unit unit;
+    bool fired;
+    double at;
     char text[32];
 } hyp_when_t;
 
@@ -50,16 +56,17 @@ static int parse_when(hlsnic_fn_t *f, const char *s, struct hyp_ctl *c) {
     for (char *w = strtok_r(copy, ",", &save); w && !e; w = strtok_r(NULL, ",", &save)) {
         char *end;
         double v = strtod(w, &end);
-        bool secs = *end == 's' && end[1] == 0;
-        if (end == w || (*end && !secs) || v < 0 || (!secs && (strchr(w, '.') || strchr(w, 'e') || strchr(w, 'E')))) {
-            hlsnic_log(f, "HLSNIC_MIGRATE_AT='%s': '%s' is neither device cycles (an integer) nor seconds (a number and 's')", s, w);
+        enum when_unit unit = !*end ? WHEN_CYCLES : !strcmp(end, "s") ? WHEN_SECONDS : WHEN_FRAMES;
+        bool integer = !strchr(w, '.') && !strchr(w, 'e') && !strchr(w, 'E');
+        if (end == w || (*end && strcmp(end, "s") && strcmp(end, "f")) || v < 0 || (unit != WHEN_SECONDS && !integer)) {
+            hlsnic_log(f, "HLSNIC_MIGRATE_AT='%s': '%s' is neither device cycles (an integer), seconds (a number and 's') nor frames sent (an integer and 'f')", s, w);
             e = EINVAL;
         } else if (c->nwhen == WHEN_MAX) {
             hlsnic_log(f, "HLSNIC_MIGRATE_AT='%s': more than %d migrations", s, WHEN_MAX);
             e = EINVAL;
         } else {
             hyp_when_t *h = &c->when[c->nwhen++];
-            *h = (hyp_when_t){.seconds = secs, .at = v};
+            *h = (hyp_when_t){.unit = unit, .at = v};
             snprintf(h->text, sizeof h->text, "%s", w);
         }
     }
@@ -143,10 +150,12 @@ static void *ctl_main(void *arg) {
         if (!c->nwhen) continue;
         hlsnic_dev_stats_t st;
         hlsnic_dev_stats(c->f->dev, &st);
-        double cycles = (double)(c->f->cycle_base + st.cycles), secs = (hyp_now_ms() - c->t0) / 1e3;
+        double now[] = {[WHEN_CYCLES] = (double)(c->f->cycle_base + st.cycles),
+                        [WHEN_SECONDS] = (hyp_now_ms() - c->t0) / 1e3,
+                        [WHEN_FRAMES] = (double)(c->f->frame_base + st.tx_frames)};
         for (unsigned i = 0; i < c->nwhen; i++) {
             hyp_when_t *w = &c->when[i];
-            if (w->fired || (w->seconds ? secs : cycles) < w->at) continue;
+            if (w->fired || now[w->unit] < w->at) continue;
             w->fired = true;
             run_one(c, w->text);
             break; /* the clock moved: look again */
@@ -191,8 +200,9 @@ void hyp_ctl_stop(hlsnic_fn_t *f) {
     hlsnic_dev_stats(f->dev, &st);
     unsigned pending = 0;
     for (unsigned i = 0; i < c->nwhen; i++) pending += !c->when[i].fired;
-    fprintf(stderr, "hlsnic-hyp: closed after %u migration(s) at %llu cycles, %.1f s%s\n", c->nhist,
-            (unsigned long long)(f->cycle_base + st.cycles), (hyp_now_ms() - c->t0) / 1e3,
+    fprintf(stderr, "hlsnic-hyp: closed after %u migration(s) at %llu cycles, %llu frames sent, %.1f s%s\n", c->nhist,
+            (unsigned long long)(f->cycle_base + st.cycles), (unsigned long long)(f->frame_base + st.tx_frames),
+            (hyp_now_ms() - c->t0) / 1e3,
             pending ? " (some --migrate-at points were never reached)" : "");
     close(c->stop_fd);
     if (c->listen_fd >= 0) {
