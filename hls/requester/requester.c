@@ -355,7 +355,14 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
      * offset is psn_off * MTU, a shift. One that cannot lie inside a 32-bit length is not
      * believed; one beyond this WQE's length is caught in RQ_DECIDE, when the WQE is known. */
     uint64_t off = (uint64_t)k->psn_off << mtu_log(c.pmtu);
-    bool back = k->kind == NIC_REQ_REWIND || k->kind == NIC_REQ_REISSUE;
+    /* REISSUE naming a SEND/WRITE: the completer's forward move (a second sequence NAK past
+     * the start of a resend under way): the peer has every PSN before psn. Taken only while
+     * the position is behind psn in that WQE; once the resend has passed it, going back
+     * would send again what the peer has */
+    bool forward = k->kind == NIC_REQ_REISSUE && (c.rd_mask & rd_bit(k->wqe_index)) == 0;
+    bool behind = !c.ret && c.sq_head == k->wqe_index && c.next_psn != k->psn &&
+                  (((uint32_t)k->psn - (uint32_t)c.next_psn) & 0x800000u) == 0;
+    bool back = k->kind == NIC_REQ_REWIND || (k->kind == NIC_REQ_REISSUE && (!forward || behind));
     if (back && in_window && !c.flushing && (off >> 32) == 0) {
         /* REISSUE: a READ/atomic the peer answered past lost its response; the peer has the
          * WQEs after it, so only that request goes again and the stream returns to where it

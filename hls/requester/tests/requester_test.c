@@ -1777,6 +1777,40 @@ static void t_mig_probe(void) {
     tb_free(t);
 }
 
+/* REISSUE naming a SEND/WRITE (the completer's forward move, docs/completer.md): the
+ * position moves to its PSN only while it is behind it in that WQE; a REWIND still goes
+ * back. Checked on the row with the function ACTIVE (nothing sent meanwhile). */
+static void t_reissue_forward(void) {
+    tb_t *t = tb_new(68, 0.3);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 3, 2, 1, 0xFFFFFE, true);
+    post(t, q, NIC_WR_WRITE, 256 * 6, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_SEND, 100, 0);
+    ring(t, q);
+    EXPECT(run(t, 100000), "did not go idle");
+    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
+    uint32_t first = (uint32_t)q->wqe[0].psn;
+    static const struct { unsigned kind; uint32_t k, want_k; const char *what; } st[] = {
+        {NIC_REQ_REWIND, 2, 2, "REWIND back into the WRITE"},
+        {NIC_REQ_REISSUE, 4, 4, "REISSUE ahead of the position: forward"},
+        {NIC_REQ_REISSUE, 3, 4, "REISSUE behind the position: ignored"},
+        {NIC_REQ_REISSUE, 4, 4, "REISSUE at the position: nothing"},
+        {NIC_REQ_REWIND, 1, 1, "REWIND behind the position: back"},
+    };
+    for (unsigned i = 0; i < sizeof st / sizeof st[0] && !failed; i++) {
+        push_ctl_off(t, st[i].kind, q->row, q->wqe[0].index, (first + st[i].k) % (1u << 24), st[i].k);
+        settle(t);
+        req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+        EXPECT(c.sq_head == q->wqe[0].index && c.next_psn == (first + st[i].want_k) % (1u << 24) &&
+                   c.offset == 256 * st[i].want_k,
+               "%s: head %u psn %u offset %u, want psn %u", st[i].what, c.sq_head, (unsigned)c.next_psn, c.offset,
+               (first + st[i].want_k) % (1u << 24));
+    }
+    report("REISSUE of a SEND/WRITE: forward to its PSN while behind it, never back; REWIND goes back");
+    tb_free(t);
+}
+
 /* The resume probe after a load with a READ/atomic at una (lossy seeds 107, 183 of the
  * migration sweep): a peer that NAKed a later PSN drops the last packet silently
  * (9.7.5.1.2) but answers any PSN before its expected one (C9-105), so the probe is the
@@ -1864,6 +1898,7 @@ int main(void) {
     t_mig_rebuild();
     t_mig_probe();
     t_mig_probe_read();
+    t_reissue_forward();
     free(refbuf);
     free(capbuf);
     return nfail ? 1 : 0;
