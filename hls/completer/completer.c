@@ -25,7 +25,7 @@ enum { /* FSM */
     CP_HEAD, CP_SQD_EV, CP_CTX_EV, CP_MK_CTL, CP_MK_CQE, CP_MK_EV,
 };
 enum { OP_CFG = 0, OP_PKT, OP_WREC, OP_TMO, OP_ATTR, OP_CTXQ };
-enum { ACT_NONE = 0, ACT_RETRY, ACT_REWIND, ACT_RNR, ACT_FAIL };
+enum { ACT_NONE = 0, ACT_RETRY, ACT_REWIND, ACT_RNR, ACT_FAIL, ACT_FORWARD };
 /* verdict of the response packet on the oldest outstanding WQE */
 enum { V_DONE = 0, V_RETIRE, V_RETRY, V_RNR, V_FATAL, V_RDATA, V_ATOMIC, V_PARTIAL };
 
@@ -508,7 +508,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
          * duplication on the wire every retry was burnt at once: testbench/scenario faults).
          * Progress earlier in this event (a READ just completed) ends the repair: the next
          * WQE's own loss is a new one */
-        if (v == V_RETRY && st->c.retrying && !st->progress) v = V_DONE;
+        bool echo = v == V_RETRY && st->c.retrying && !st->progress;
+        if (echo) v = V_DONE;
         if (any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT) st->c.acked = acked_after(st, &h);
         st->act_status = status;
         if (any && h.status == NIC_WC_WR_FLUSH_ERR) {
@@ -548,8 +549,15 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             uint32_t a1 = ((st->c.acked & 0xFFFFFF) + 1) & 0xFFFFFF;
             bool nak_here = any && (st->c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
             if (nak_here) st->c.acked = 0;
-            st->act = v == V_RETRY || nak_here ? ACT_RETRY : v == V_RNR ? ACT_RNR : v == V_FATAL ? ACT_FAIL
-                                                                                                : ACT_NONE;
+            /* a second sequence NAK past the start of the resend under way (the packet the
+             * first one named came late, another was lost: lossy migration seed 173) is not
+             * an echo: the resend may start at its PSN instead. No retry is counted, and the
+             * requester moves there only if it has not passed it (REISSUE of a SEND/WRITE),
+             * so a round that has gone past is never sent back */
+            bool seq_nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
+            bool forward = echo && seq_nak && st->advanced;
+            st->act = v == V_RETRY || nak_here ? ACT_RETRY : forward ? ACT_FORWARD : v == V_RNR ? ACT_RNR
+                      : v == V_FATAL ? ACT_FAIL : ACT_NONE;
             st->phase = CP_RETIRED;
         }
         break;
@@ -646,6 +654,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             }
             break;
         case ACT_REWIND:
+        case ACT_FORWARD:
             st->phase = CP_REWIND;
             break;
         case ACT_RNR: /* 9.7.5.2.8: wait the peer's RNR timer, then resend; 7 = infinite */
@@ -680,7 +689,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
          * with no such ACK) the peer may lack them: go-back-N (REWIND) */
         bool alone = needs_resp(h.opcode) && acked_covers(&st->c, h.first_psn);
         out->req_ctl.valid = 1;
-        out->req_ctl.data = make_ctl(alone ? NIC_REQ_REISSUE : NIC_REQ_REWIND, st->qp, h.wqe_index,
+        bool reissue = alone || st->act == ACT_FORWARD;
+        out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, st->qp, h.wqe_index,
                                      h.first_psn + st->c.head_done);
         out->req_ctl.data.psn_off = (hls_u24)st->c.head_done;
         if (in->req_ctl_ready) {
@@ -690,7 +700,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             c.rd_start = c.head_done; /* the re-issued READ's first response comes there */
             restart_timer(&c, now);
             st->c = c;
-            st->retries = st->retries + 1;
+            if (st->act != ACT_FORWARD) st->retries = st->retries + 1;
             finish(st);
         }
         break;

@@ -355,7 +355,14 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
      * offset is psn_off * MTU, a shift. One that cannot lie inside a 32-bit length is not
      * believed; one beyond this WQE's length is caught in RQ_DECIDE, when the WQE is known. */
     uint64_t off = (uint64_t)k->psn_off << mtu_log(c.pmtu);
-    bool back = k->kind == NIC_REQ_REWIND || k->kind == NIC_REQ_REISSUE;
+    /* REISSUE naming a SEND/WRITE: the completer's forward move (a second sequence NAK past
+     * the start of a resend under way): the peer has every PSN before psn. Taken only while
+     * the position is behind psn in that WQE; once the resend has passed it, going back
+     * would send again what the peer has */
+    bool forward = k->kind == NIC_REQ_REISSUE && (c.rd_mask & rd_bit(k->wqe_index)) == 0;
+    bool behind = !c.ret && c.sq_head == k->wqe_index && c.next_psn != k->psn &&
+                  (((uint32_t)k->psn - (uint32_t)c.next_psn) & 0x800000u) == 0;
+    bool back = k->kind == NIC_REQ_REWIND || (k->kind == NIC_REQ_REISSUE && (!forward || behind));
     if (back && in_window && !c.flushing && (off >> 32) == 0) {
         /* REISSUE: a READ/atomic the peer answered past lost its response; the peer has the
          * WQEs after it, so only that request goes again and the stream returns to where it
@@ -371,6 +378,7 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
             c.ret_psn = c.next_psn;
         }
         if (!alone) c.ret = false;
+        c.probe_at = false;                     /* ret_head / ret_psn now mean the return */
         c.sq_head = k->wqe_index;
         c.offset = (uint32_t)off;
         c.next_psn = k->psn;
@@ -644,22 +652,33 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
          * peer answers any PSN before its expected one with a cumulative ACK (C9-105), also
          * after it NAKed once and drops everything else (9.7.5.1.2: the NAK went to a PASSIVE
          * source). A READ/atomic there would be executed again (a whole READ response), so
-         * then the position steps back one packet instead; sending it moves the position back
-         * to where it was, so the stream goes on unchanged */
+         * the first SEND/WRITE already sent behind it is probed the same way, when the ring
+         * rebuild after a load found one (probe_at: ret_head / ret_psn). Without one, the
+         * position steps back one packet instead; sending it moves the position back to where
+         * it was, so the stream goes on unchanged (a peer that NAKed drops that one) */
         bool probe = ((st->probe >> (unsigned)st->q) & 1) != 0 && !c.rebuild;
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
         bool resend = probe && live && !c.flushing && !c.quiesced && c.una_psn != c.next_psn &&
                       (c.offset != 0 || c.sq_head != c.una);
-        bool from_una = resend && !c.ret && (c.rd_mask & rd_bit(c.una)) == 0;
-        if (probe) st->probe = bit_set(st->probe, st->q, false);
-        if (from_una) {                          /* WQE una's first packet, then back here */
+        bool una_rd = (c.rd_mask & rd_bit(c.una)) != 0;
+        bool at_sent = (uint16_t)(c.ret_head - c.una) < (uint16_t)(c.sq_head - c.una) ||
+                       (c.ret_head == c.sq_head && c.offset != 0);
+        bool from_una = resend && !c.ret && !una_rd;
+        bool from_at = resend && !c.ret && una_rd && c.probe_at && at_sent;
+        if (probe) {
+            st->probe = bit_set(st->probe, st->q, false);
+            c.probe_at = false;
+        }
+        if (from_una || from_at) {               /* that WQE's first packet, then back here */
+            uint16_t first_idx = from_una ? c.una : c.ret_head;
+            hls_u24 first_psn = from_una ? c.una_psn : c.ret_psn;
             c.ret = true;
             c.ret_head = c.sq_head;
             c.ret_offset = c.offset;
             c.ret_psn = c.next_psn;
-            c.sq_head = c.una;
+            c.sq_head = first_idx;
             c.offset = 0;
-            c.next_psn = c.una_psn;
+            c.next_psn = first_psn;
             if (c.sq_head != c.ret_head) c.wqe_valid = false; /* the cache holds WQE sq_head */
         } else if (resend && c.offset != 0) {    /* inside WQE sq_head: one MTU back */
             c.offset = c.offset - ((uint32_t)1 << mtu_log(c.pmtu));
@@ -901,6 +920,15 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->ev.data = 0;
             st->fsm = RQ_EV_OUT;
             break;
+        }
+        /* the resume probe's target when WQE una is a READ/atomic: the first SEND/WRITE
+         * behind it whose first packet was sent (RQ_LOAD) */
+        bool rb_sent = (uint16_t)(c.rb_idx - c.una) < (uint16_t)(c.sq_head - c.una) || (at_head && c.offset != 0);
+        if (!c.probe_at && !c.ret && !c.flushing && (c.rd_mask & rd_bit(c.una)) != 0 && !is_rd_atomic(op) &&
+            rb_sent) {
+            c.probe_at = true;
+            c.ret_head = c.rb_idx;
+            c.ret_psn = c.rb_psn;
         }
         req_ctx_t at = c;                       /* make_rec's view: WQE rb_idx from rb_psn */
         at.sq_head = c.rb_idx;

@@ -49,6 +49,9 @@ typedef struct {
     uint16_t ret_head;
     uint32_t ret_offset;
     hls_u24 ret_psn;
+    /* set by a ring rebuild whose WQE una is a READ/atomic: ret_head / ret_psn (ret clear)
+     * hold the first sent SEND/WRITE behind it, where the resume probe goes (RQ_LOAD) */
+    bool probe_at;
 } req_ctx_t;
 
 typedef hls_uint(512) req_row_t;
@@ -85,7 +88,8 @@ enum {
     RP_RET_HEAD = RP_RET + 1,
     RP_RET_OFFSET = RP_RET_HEAD + 16,
     RP_RET_PSN = RP_RET_OFFSET + 32,
-    RP_END = RP_RET_PSN + 24,
+    RP_PROBE_AT = RP_RET_PSN + 24,
+    RP_END = RP_PROBE_AT + 1,
 };
 _Static_assert(RP_END <= 512, "requester context row does not fit its word");
 
@@ -131,6 +135,7 @@ HLS_INLINE req_row_t ctx_pack(const req_ctx_t *c) {
     w = rp_put(w, RP_RET_HEAD, 16, c->ret_head);
     w = rp_put(w, RP_RET_OFFSET, 32, c->ret_offset);
     w = rp_put(w, RP_RET_PSN, 24, c->ret_psn);
+    w = rp_put(w, RP_PROBE_AT, 1, c->probe_at);
     return w;
 }
 
@@ -166,6 +171,7 @@ HLS_INLINE req_ctx_t ctx_unpack(req_row_t w) {
     c.ret_head = (uint16_t)rp_get(w, RP_RET_HEAD, 16);
     c.ret_offset = (uint32_t)rp_get(w, RP_RET_OFFSET, 32);
     c.ret_psn = (hls_u24)rp_get(w, RP_RET_PSN, 24);
+    c.probe_at = rp_get(w, RP_PROBE_AT, 1) != 0;
     return c;
 }
 

@@ -1224,6 +1224,34 @@ static void sc_duplicate_nak(void) {
     expect_ctl(NIC_REQ_RETIRED, &q, 2, 0);
 }
 
+/* A second sequence NAK past the start of a resend under way (lossy migration seed 173: the
+ * packet the first NAK named came late, the next was lost) moves the start forward with a
+ * REISSUE of the WRITE, which the requester takes only if it has not passed that PSN; an
+ * echo of the first NAK, or a NAK behind the new start, moves nothing; no retry counted. */
+static void sc_second_nak_forward(void) {
+    qp_t q = qp_std(2, 0x001D1D, 1);
+    bring_up(&q);
+    rec(&q, 0, 100, 109, NIC_WR_WRITE, 1, 0x1D00, 0, 10 * 256, 0);
+    run(40);
+    ack(&q, 103, 0x60);                         /* 103 missing: resend from it */
+    run(60);
+    expect_ctl_off(NIC_REQ_REWIND, &q, 0, 103, 3);
+    ack(&q, 103, 0x60);                         /* an echo */
+    run(60);
+    if (n_ctl != r_ctl) fail("an echo of the NAK moved the resend");
+    ack(&q, 105, 0x60);                         /* 103, 104 came late; 105 missing */
+    run(60);
+    expect_ctl_off(NIC_REQ_REISSUE, &q, 0, 105, 5);
+    ack(&q, 104, 0x60);                         /* behind the new start */
+    run(60);
+    if (n_ctl != r_ctl) fail("a NAK behind the resend's start moved it");
+    expect_u32("retries", st.retries, 1);
+    ack(&q, 109, ACK_SYN);
+    run(60);
+    expect_cqe(&q, 0x1D00, NIC_WC_RDMA_WRITE, NIC_WC_SUCCESS, 10 * 256);
+    expect_ctl(NIC_REQ_RETIRED, &q, 1, 0);
+}
+
 /* After a timeout resend, the ACK answering the resent SEND behind a lost atomic response
  * (which implies that loss) starts no second resend: one retry per loss, the next is the
  * timer's (rxe started_retry). Counting it burnt two retries per loss (faults seed 74). */
@@ -1694,6 +1722,7 @@ int main(void) {
         {"mid_message_progress_resets_retries", sc_mid_message_progress},
         {"rnr_nak_echoes_one_retry", sc_rnr_echoes},
         {"duplicate_nak_one_resend", sc_duplicate_nak},
+        {"second_nak_moves_resend_forward", sc_second_nak_forward},
         {"timeout_resend_then_implied_loss", sc_timeout_then_implied_loss},
         {"resend_point_ack_nak_timeout", sc_resume_point},
         {"read_resumes_at_first_missing_response", sc_read_resume},

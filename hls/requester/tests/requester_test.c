@@ -1453,12 +1453,13 @@ static int pkts_of_after(tb_t *t, const tqp_t *q, int from) {
 }
 
 /* The resume probe (DA4): q's first packet from index `from` on repeats an earlier packet (same
- * header with AckReq set, same payload): the first packet of WQE una (PSN c->una_psn) when
- * that WQE is a SEND/WRITE, else the last packet sent before `from`. `c` is q's row as it
- * was before RUN. The probe is taken out of the capture so that check_qp sees every other
- * packet exactly once. Call after pair_payloads. */
-static void take_probe(tb_t *t, const tqp_t *q, int from, const req_ctx_t *c, const char *ctx) {
-    bool una_first = (c->rd_mask & rd_bit(c->una)) == 0;
+ * header with AckReq set, same payload): the packet with PSN `want` when want >= 0; else the
+ * first packet of WQE una (PSN c->una_psn) when that WQE is a SEND/WRITE, else the last packet
+ * sent before `from`. `c` is q's row as it was before RUN. The probe is taken out of the
+ * capture so that check_qp sees every other packet exactly once. Call after pair_payloads. */
+static void take_probe_at(tb_t *t, const tqp_t *q, int from, const req_ctx_t *c, long want_psn, const char *ctx) {
+    bool una_first = want_psn >= 0 || (c->rd_mask & rd_bit(c->una)) == 0;
+    uint32_t first_psn = want_psn >= 0 ? (uint32_t)want_psn : (uint32_t)c->una_psn;
     int last = -1, probe = -1, earlier = -1;
     for (int i = 0; i < t->npkts; i++) {
         if (t->pkts[i].h.dest_qp != q->dest) continue;
@@ -1468,22 +1469,25 @@ static void take_probe(tb_t *t, const tqp_t *q, int from, const req_ctx_t *c, co
     EXPECT(last >= 0 && probe >= 0, "%s: no packet of the QP before RUN (%d) or after it (%d)", ctx, last, probe);
     if (last < 0 || probe < 0) return;
     for (int i = 0; i < from; i++)               /* the last copy before RUN of the PSN wanted */
-        if (t->pkts[i].h.dest_qp == q->dest && t->pkts[i].h.psn == (una_first ? c->una_psn : t->pkts[last].h.psn))
+        if (t->pkts[i].h.dest_qp == q->dest && t->pkts[i].h.psn == (una_first ? first_psn : t->pkts[last].h.psn))
             earlier = i;
-    EXPECT(earlier >= 0, "%s: no packet with PSN %u before RUN", ctx, (unsigned)c->una_psn);
+    EXPECT(earlier >= 0, "%s: no packet with PSN %u before RUN", ctx, first_psn);
     if (earlier < 0) return;
     tpkt_t *a = &t->pkts[earlier], *b = &t->pkts[probe];
     roce_hdr_t want = a->h;
     want.ack_req = 1;
     EXPECT(desc_eq(&b->h, &want), "%s: first packet after RUN (op %s psn %u ack %d) is not %s (op %s psn %u) "
            "with AckReq", ctx, op_name(b->h.opcode), (unsigned)b->h.psn, b->h.ack_req,
-           una_first ? "WQE una's first packet" : "the last packet before it", op_name(a->h.opcode),
+           una_first ? "the probed WQE's first packet" : "the last packet before it", op_name(a->h.opcode),
            (unsigned)a->h.psn);
     uint32_t n = (uint32_t)b->h.payload_len;
     EXPECT(n == 0 || (a->pay && b->pay && memcmp(a->pay, b->pay, n) == 0), "%s: the probe's payload differs", ctx);
     free(b->pay);
     memmove(b, b + 1, (size_t)(t->npkts - probe - 1) * sizeof *b);
     t->npkts--;
+}
+static void take_probe(tb_t *t, const tqp_t *q, int from, const req_ctx_t *c, const char *ctx) {
+    take_probe_at(t, q, from, c, -1, ctx);
 }
 
 /* ACTIVE in the middle of a 1 MiB WRITE: the function stops at a packet boundary with no DMA
@@ -1773,6 +1777,99 @@ static void t_mig_probe(void) {
     tb_free(t);
 }
 
+/* REISSUE naming a SEND/WRITE (the completer's forward move, docs/completer.md): the
+ * position moves to its PSN only while it is behind it in that WQE; a REWIND still goes
+ * back. Checked on the row with the function ACTIVE (nothing sent meanwhile). */
+static void t_reissue_forward(void) {
+    tb_t *t = tb_new(68, 0.3);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 3, 2, 1, 0xFFFFFE, true);
+    post(t, q, NIC_WR_WRITE, 256 * 6, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_SEND, 100, 0);
+    ring(t, q);
+    EXPECT(run(t, 100000), "did not go idle");
+    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
+    uint32_t first = (uint32_t)q->wqe[0].psn;
+    static const struct { unsigned kind; uint32_t k, want_k; const char *what; } st[] = {
+        {NIC_REQ_REWIND, 2, 2, "REWIND back into the WRITE"},
+        {NIC_REQ_REISSUE, 4, 4, "REISSUE ahead of the position: forward"},
+        {NIC_REQ_REISSUE, 3, 4, "REISSUE behind the position: ignored"},
+        {NIC_REQ_REISSUE, 4, 4, "REISSUE at the position: nothing"},
+        {NIC_REQ_REWIND, 1, 1, "REWIND behind the position: back"},
+    };
+    for (unsigned i = 0; i < sizeof st / sizeof st[0] && !failed; i++) {
+        push_ctl_off(t, st[i].kind, q->row, q->wqe[0].index, (first + st[i].k) % (1u << 24), st[i].k);
+        settle(t);
+        req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+        EXPECT(c.sq_head == q->wqe[0].index && c.next_psn == (first + st[i].want_k) % (1u << 24) &&
+                   c.offset == 256 * st[i].want_k,
+               "%s: head %u psn %u offset %u, want psn %u", st[i].what, c.sq_head, (unsigned)c.next_psn, c.offset,
+               (first + st[i].want_k) % (1u << 24));
+    }
+    report("REISSUE of a SEND/WRITE: forward to its PSN while behind it, never back; REWIND goes back");
+    tb_free(t);
+}
+
+/* The resume probe after a load with a READ/atomic at una (lossy seeds 107, 183 of the
+ * migration sweep): a peer that NAKed a later PSN drops the last packet silently
+ * (9.7.5.1.2) but answers any PSN before its expected one (C9-105), so the probe is the
+ * first packet of the first SEND/WRITE behind the READ and FAA (found by the ring rebuild),
+ * then the position returns; RUN resends nothing else. Without a SEND/WRITE sent behind
+ * una's READ (r: only READs out), the last packet as before. */
+static void t_mig_probe_read(void) {
+    tb_t *t = tb_new(66, 0.3);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *q = new_qp(t, 1, 4, 1, 0xFFFFFB, true);
+    post(t, q, NIC_WR_READ, 256 * 4, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_FAA, 8, NIC_WQE_SIGNALED);
+    post(t, q, NIC_WR_WRITE, 256 * 3, 0);
+    post(t, q, NIC_WR_SEND, 100, NIC_WQE_SIGNALED);
+    ring(t, q);
+    EXPECT(run(t, 100000), "did not go idle");
+    hls_u128 w0, w1;
+    mig_save(t, q, &w0, &w1);
+    req_ctx_t src = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(src.una == 0 && src.sq_head == 4 && (src.rd_mask & 3) == 3, "source: una %u head %u rd_mask %x",
+           src.una, src.sq_head, src.rd_mask);
+    int sent = t->npkts;
+    mig_load(t, q, w0, w1);
+    mig_run(t, q);
+    EXPECT(run(t, 1000000), "did not go idle after RUN");
+    pair_payloads(t);
+    EXPECT(pkts_of_after(t, q, sent) == 1, "%d packets after RUN, want the probe", pkts_of_after(t, q, sent));
+    take_probe_at(t, q, sent, &src, (long)((src.una_psn + 4 + 1) & 0xFFFFFF), "probe, READ and FAA at una");
+    check_qp(t, q, "probe, READ and FAA at una");
+    req_ctx_t c = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]);
+    EXPECT(c.sq_head == src.sq_head && c.offset == src.offset && c.next_psn == src.next_psn && !c.ret && !c.probe_at,
+           "after the probe: head %u offset %u psn %u ret %d probe_at %d, saved head %u psn %u", c.sq_head, c.offset,
+           (unsigned)c.next_psn, c.ret, c.probe_at, src.sq_head, (unsigned)src.next_psn);
+    report("migration resume probe, READ/atomic at una: the first SEND/WRITE behind it, then back");
+    tb_free(t);
+
+    t = tb_new(67, 0.3);
+    t->auto_retire = false;
+    setup_fns(t);
+    tqp_t *r = new_qp(t, 2, 5, 1, 0x300, true);
+    post(t, r, NIC_WR_READ, 256 * 2, NIC_WQE_SIGNALED);
+    post(t, r, NIC_WR_READ, 256 * 3, NIC_WQE_SIGNALED);
+    ring(t, r);
+    EXPECT(run(t, 100000), "r: did not go idle");
+    mig_save(t, r, &w0, &w1);
+    src = ctx_unpack(t->st.ctx.hls_mem_cell[r->row]);
+    sent = t->npkts;
+    mig_load(t, r, w0, w1);
+    mig_run(t, r);
+    EXPECT(run(t, 1000000), "r: did not go idle after RUN");
+    pair_payloads(t);
+    EXPECT(pkts_of_after(t, r, sent) == 1, "r: %d packets after RUN, want the probe", pkts_of_after(t, r, sent));
+    take_probe(t, r, sent, &src, "probe, only READs out");
+    check_qp(t, r, "probe, only READs out");
+    report("migration resume probe, only READs out: the last packet");
+    tb_free(t);
+}
+
 int main(void) {
     refbuf = calloc(MAXP, sizeof *refbuf);
     capbuf = calloc(MAXP, sizeof *capbuf);
@@ -1800,6 +1897,8 @@ int main(void) {
     t_mig_ctx();
     t_mig_rebuild();
     t_mig_probe();
+    t_mig_probe_read();
+    t_reissue_forward();
     free(refbuf);
     free(capbuf);
     return nfail ? 1 : 0;
