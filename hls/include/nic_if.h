@@ -459,7 +459,10 @@ enum {
     NIC_REQ_MIG_MARK = 4,     /* migration marker of function qp >> NIC_QP_SLOT_BITS */
     NIC_REQ_REISSUE = 5,      /* as REWIND, for a READ/atomic the peer answered past (an ACK
                                  beyond it came): that request alone, then on from where the
-                                 requester is (docs/requester.md "Retransmission") */
+                                 requester is (docs/requester.md "Retransmission"); for a
+                                 SEND/WRITE: move a resend under way forward to the named PSN,
+                                 applied only while the position is inside that WQE and behind
+                                 it (a later sequence NAK; never moves a resend back) */
 };
 /* REWIND restarts where IB vol. 1 9.7.5.2 says, mid-message if need be: at the PSN a sequence
  * or RNR NAK names, or after the last PSN the peer acknowledged (timeout), or, for a READ, at
