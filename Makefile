@@ -32,6 +32,7 @@ test: deps
 test-long: deps
 	@testbench/migration/tests/long
 	@FLIPS=all rtl-gen/tests/diff/run requester completer responder
+	@MIGRATE_LONG=1 host-driver/tests/migrate-run perftest
 
 demo: deps
 	@scripts/demo
