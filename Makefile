@@ -32,7 +32,6 @@ test: deps
 test-long: deps
 	@testbench/migration/tests/long
 	@FLIPS=all rtl-gen/tests/diff/run requester completer responder
-	@MIGRATE_LONG=1 host-driver/tests/migrate-run perftest
 
 demo: deps
 	@scripts/demo
