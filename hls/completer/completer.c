@@ -693,6 +693,10 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, st->qp, h.wqe_index,
                                      h.first_psn + st->c.head_done);
         out->req_ctl.data.psn_off = (hls_u24)st->c.head_done;
+        /* what that ACK says the peer has: the requester, its re-issue out, holds until the
+         * WQEs it covers retire instead of going back to send them (lossy migration seed 65) */
+        out->req_ctl.data.acked = alone;
+        out->req_ctl.data.acked_psn = (hls_u24)(st->c.acked & 0xFFFFFF);
         if (in->req_ctl_ready) {
             cmp_qpc_t c = st->c;
             if (st->act == ACT_RETRY && c.backoff && c.cur_exp < c.backoff_cap)

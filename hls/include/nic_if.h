@@ -475,6 +475,10 @@ typedef struct {
     uint16_t wqe_index;
     hls_u24 psn;
     hls_u24 psn_off;          /* REWIND: PSNs of WQE wqe_index before psn (0: whole message) */
+    bool acked;               /* REISSUE of a READ/atomic: the ACK that went past it says the
+                                 peer has every request up to acked_psn, so the requester
+                                 resends none of them behind the re-issued one */
+    hls_u24 acked_psn;
 } nic_req_ctl_t;
 
 /* ---- packets inside the NIC ------------------------------------------------------------ */

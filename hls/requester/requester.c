@@ -197,6 +197,7 @@ HLS_INLINE bool ctx_has_work(const req_ctx_t *c) {
     if (c->flushing) return room || !c->own_flush;
     if (c->quiesced) return false;
     if (c->rd_wait) return false;            /* until a READ/atomic retires */
+    if (c->held) return false;               /* until a RETIRED (apply_ctl) */
     bool started = c->sq_head != c->sq_hi;
     if (c->state == NIC_QPS_RTS) return started || room;
     if (c->state == NIC_QPS_SQD) return started;
@@ -207,6 +208,8 @@ HLS_INLINE bool ctx_has_work(const req_ctx_t *c) {
  * will be emitted as flush records. */
 HLS_INLINE void ctx_flush(req_ctx_t *c) {
     c->ret = false;
+    c->hold = false;
+    c->held = false;
     if (!c->flushing) {
         c->sq_head = c->sq_hi;
         c->offset = 0;
@@ -215,6 +218,9 @@ HLS_INLINE void ctx_flush(req_ctx_t *c) {
     c->flushing = true;
     c->own_flush = false;                   /* STOP / ERR / SQE: the completer's ring is empty */
 }
+
+/* 24-bit serial-number compare (IB 9.7.1): PSN a is at or before PSN b. */
+HLS_INLINE bool psn_le(uint32_t a, uint32_t b) { return (((uint32_t)b - (uint32_t)a) & 0x800000u) == 0; }
 
 HLS_INLINE bool is_rd_atomic(uint8_t op) {
     return op == NIC_WR_READ || op == NIC_WR_CAS || op == NIC_WR_FAA;
@@ -349,6 +355,19 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
             c.ret = false;
             c.wqe_valid = false;
         }
+        /* held behind a re-issue: the peer has every PSN up to rb_psn. At WQE una (what
+         * the ACK covers of it never retires it) the position moves past them, as a REWIND
+         * into the message would; a READ/atomic there is the completer's to re-issue. At
+         * WQE una or past the covered PSNs, the hold ends */
+        bool at_una = c.sq_head == c.una;
+        bool covered = psn_le(c.next_psn, c.rb_psn);
+        bool una_rd = (c.rd_mask & rd_bit(c.una)) != 0;
+        if (c.held && at_una && covered && !una_rd) {
+            hls_u24 skip = (hls_u24)(c.rb_psn + 1 - c.next_psn);
+            c.offset = c.offset + ((uint32_t)skip << mtu_log(c.pmtu));
+            c.next_psn = (hls_u24)(c.rb_psn + 1);
+        }
+        if (at_una || !covered) c.held = false;
     }
     c.rd_wait = false;                          /* a waiting READ/atomic looks again */
     /* REWIND resumes psn_off packets into the message (IB 9.7.5.2; nic_if.h): the payload
@@ -379,6 +398,11 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
         }
         if (!alone) c.ret = false;
         c.probe_at = false;                     /* ret_head / ret_psn now mean the return */
+        /* the ACK past it says what the peer has of the WQEs behind it: once the re-issue
+         * is out, hold there (RQ_BUILD) instead of resending them */
+        c.hold = alone && k->acked && !c.rebuild;
+        c.held = false;
+        if (c.hold) c.rb_psn = k->acked_psn;
         c.sq_head = k->wqe_index;
         c.offset = (uint32_t)off;
         c.next_psn = k->psn;
@@ -836,6 +860,10 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.next_psn = c.ret_psn;
             c.wqe_valid = false;
             c.ret = false;
+        }
+        if (c.hold && is_rd_atomic(op)) {       /* the re-issue is out: hold if the peer has */
+            c.held = psn_le(c.next_psn, c.rb_psn); /* where the stream goes on (apply_ctl) */
+            c.hold = false;
         }
         st->cur = c;                             /* the row as it is after this packet */
         st->fsm = plen != 0 ? RQ_PKT_REQ : RQ_PKT;

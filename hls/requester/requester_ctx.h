@@ -52,6 +52,13 @@ typedef struct {
     /* set by a ring rebuild whose WQE una is a READ/atomic: ret_head / ret_psn (ret clear)
      * hold the first sent SEND/WRITE behind it, where the resume probe goes (RQ_LOAD) */
     bool probe_at;
+    /* a REISSUE of a READ/atomic came with the ACK that went past it (nic_req_ctl_t.acked):
+     * the peer has every PSN up to rb_psn (unused while no ring rebuild runs). hold: when the
+     * re-issued request is out and the position it leaves is at or before that PSN, held:
+     * nothing is sent until a RETIRED moves past what the ACK covers (docs/requester.md
+     * "Retry") */
+    bool hold;
+    bool held;
 } req_ctx_t;
 
 typedef hls_uint(512) req_row_t;
@@ -89,7 +96,9 @@ enum {
     RP_RET_OFFSET = RP_RET_HEAD + 16,
     RP_RET_PSN = RP_RET_OFFSET + 32,
     RP_PROBE_AT = RP_RET_PSN + 24,
-    RP_END = RP_PROBE_AT + 1,
+    RP_HOLD = RP_PROBE_AT + 1,
+    RP_HELD = RP_HOLD + 1,
+    RP_END = RP_HELD + 1,
 };
 _Static_assert(RP_END <= 512, "requester context row does not fit its word");
 
@@ -136,6 +145,8 @@ HLS_INLINE req_row_t ctx_pack(const req_ctx_t *c) {
     w = rp_put(w, RP_RET_OFFSET, 32, c->ret_offset);
     w = rp_put(w, RP_RET_PSN, 24, c->ret_psn);
     w = rp_put(w, RP_PROBE_AT, 1, c->probe_at);
+    w = rp_put(w, RP_HOLD, 1, c->hold);
+    w = rp_put(w, RP_HELD, 1, c->held);
     return w;
 }
 
@@ -172,6 +183,8 @@ HLS_INLINE req_ctx_t ctx_unpack(req_row_t w) {
     c.ret_offset = (uint32_t)rp_get(w, RP_RET_OFFSET, 32);
     c.ret_psn = (hls_u24)rp_get(w, RP_RET_PSN, 24);
     c.probe_at = rp_get(w, RP_PROBE_AT, 1) != 0;
+    c.hold = rp_get(w, RP_HOLD, 1) != 0;
+    c.held = rp_get(w, RP_HELD, 1) != 0;
     return c;
 }
 

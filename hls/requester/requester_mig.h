@@ -76,6 +76,8 @@ HLS_INLINE req_ctx_t req_ctx_load(req_ctx_t c, unsigned w, hls_u128 d) {
     c.rd_wait = false;
     c.ret = false;
     c.probe_at = false;
+    c.hold = false;
+    c.held = false;
     /* the completer's ring of WQEs una .. sq_hi - 1 is rebuilt from the send queue before
      * anything new is sent (each word's write recomputes it from the whole image) */
     c.rebuild = c.una != c.sq_hi;

@@ -65,7 +65,7 @@ static void fail(const char *fmt, ...) {
 /* ---- producer-rule checker: an offered, unaccepted beat must stay the same ---- */
 static bool same_ctl(nic_req_ctl_t a, nic_req_ctl_t b) {
     return a.kind == b.kind && a.qp == b.qp && a.wqe_index == b.wqe_index && a.psn == b.psn &&
-           a.psn_off == b.psn_off;
+           a.psn_off == b.psn_off && a.acked == b.acked && a.acked_psn == b.acked_psn;
 }
 static bool same_cqe(nic_cqe_req_t a, nic_cqe_req_t b) {
     return a.cq == b.cq && a.cqe.wr_id == b.cqe.wr_id && a.cqe.byte_len == b.cqe.byte_len &&
@@ -265,12 +265,27 @@ static uint64_t expect_ctl_off(unsigned kind, const qp_t *q, uint16_t idx, uint3
     ctl_log_t *l = &ctl_log[r_ctl++];
     nic_req_ctl_t m = l->m;
     bool rewind = kind == NIC_REQ_REWIND || kind == NIC_REQ_REISSUE;
+    /* only a REISSUE of a READ/atomic tells what the peer has (expect_acked) */
     if (m.kind != kind || m.qp != row_of(q->fn, q->qpn) || m.wqe_index != idx ||
-        (rewind && (uint32_t)m.psn != psn) || (uint32_t)m.psn_off != (rewind ? psn_off : 0))
+        (rewind && (uint32_t)m.psn != psn) || (uint32_t)m.psn_off != (rewind ? psn_off : 0) ||
+        (kind != NIC_REQ_REISSUE && m.acked))
         fail("req_ctl #%u: got kind %u qp %u idx %u psn %#x off %u, want kind %u qp %u idx %u psn %#x off %u",
              r_ctl - 1, m.kind, (unsigned)m.qp, m.wqe_index, (unsigned)m.psn, (unsigned)m.psn_off, kind,
              (unsigned)row_of(q->fn, q->qpn), idx, psn, rewind ? psn_off : 0);
     return l->cyc;
+}
+
+/* the req_ctl just expected is a READ/atomic's REISSUE telling the requester that the peer
+ * has every PSN up to psn (an ACK went past the READ/atomic), or, psn < 0, tells nothing */
+static void expect_acked(long psn) {
+    if (r_ctl == 0) {
+        fail("no req_ctl to look at");
+        return;
+    }
+    nic_req_ctl_t m = ctl_log[r_ctl - 1].m;
+    if (m.acked != (psn >= 0) || (psn >= 0 && (uint32_t)m.acked_psn != (uint32_t)psn))
+        fail("req_ctl #%u: acked %d psn %#x, want %s %#lx", r_ctl - 1, m.acked, (unsigned)m.acked_psn,
+             psn >= 0 ? "acked" : "nothing", psn < 0 ? 0 : psn);
 }
 
 /* the next req_ctl; a REWIND from the WQE's first PSN */
@@ -390,6 +405,7 @@ static void sc_ack_implies_lost_read(void) {
     expect_cqe(&q, 0xB0, NIC_WC_SEND, NIC_WC_SUCCESS, 64);
     expect_ctl(NIC_REQ_RETIRED, &q, 8, 0);
     expect_ctl(NIC_REQ_REISSUE, &q, 8, 107); /* the peer has the SEND: the READ alone */
+    expect_acked(107);                        /* ... and every PSN up to 107 */
     read_responses(&q, 107, data, 512);
     run(80);
     memcpy(exp_mem + 0x1000, data, 512);
@@ -415,6 +431,7 @@ static void sc_ack_past_read_kept(void) {
     ack(&q, 2, ACK_SYN); /* the peer has everything up to the WRITE: the READ's responses were lost */
     run(60);
     expect_ctl(NIC_REQ_REISSUE, &q, 4, 0xFFFFFE);
+    expect_acked(2);
     read_responses(&q, 0xFFFFFE, data, 512);
     run(100);
     memcpy(exp_mem + 0x2000, data, 512);
@@ -1242,6 +1259,7 @@ static void sc_second_nak_forward(void) {
     ack(&q, 105, 0x60);                         /* 103, 104 came late; 105 missing */
     run(60);
     expect_ctl_off(NIC_REQ_REISSUE, &q, 0, 105, 5);
+    expect_acked(-1);                         /* a SEND/WRITE's forward move */
     ack(&q, 104, 0x60);                         /* behind the new start */
     run(60);
     if (n_ctl != r_ctl) fail("a NAK behind the resend's start moved it");

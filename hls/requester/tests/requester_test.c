@@ -1811,6 +1811,81 @@ static void t_reissue_forward(void) {
     tb_free(t);
 }
 
+/* A REISSUE of a READ/atomic that carries the ACK gone past it (nic_req_ctl_t.acked, lossy
+ * migration seed 65): once the re-issued request is out, the requester sends nothing the ACK
+ * covers; the RETIRED that follows moves it past what the peer has, mid-message at WQE una.
+ * a: the position was the CAS itself (a timeout round reached it); b: a return mid-WRITE the
+ * ACK covers; c: a return past the ACK goes on at once; d: a REWIND ends a hold. */
+static void push_reissue_acked(tb_t *t, const tqp_t *q, int i, uint32_t acked_psn) {
+    nic_req_ctl_t k = {.kind = NIC_REQ_REISSUE, .qp = (nic_qp_t)q->row, .wqe_index = q->wqe[i].index,
+                       .psn = q->wqe[i].psn, .acked = true, .acked_psn = (hls_u24)(acked_psn % (1u << 24))};
+    t->ctlq[t->ctl_t++ % QCAP] = k;
+}
+static void t_reissue_hold(void) {
+    for (int sc = 0; sc < 4 && !failed; sc++) {
+        tb_t *t = tb_new(80 + sc, 0.3);
+        t->auto_retire = false;
+        setup_fns(t);
+        tqp_t *q = new_qp(t, 2, 5, 1, 0xFFFFFC, true);      /* MTU 256, PSNs across the wrap */
+        post(t, q, NIC_WR_SEND, 100, 0);                     /* 0: 1 packet */
+        post(t, q, NIC_WR_CAS, 8, NIC_WQE_SIGNALED);         /* 1 */
+        post(t, q, NIC_WR_WRITE, 256 * 6, 0);                /* 2: 6 packets */
+        post(t, q, NIC_WR_SEND, 256 * 4, NIC_WQE_SIGNALED);  /* 3: 4 packets */
+        ring(t, q);
+        int nref = ref_packets(q, 0, q->nw, refbuf, MAXP);   /* 12 */
+        int before = 0;
+        if (sc == 0) {
+            /* all sent; a timeout round from the CAS (REWIND), then the ACK past it: REISSUE
+             * with the peer having WQE 2 and two packets of WQE 3 */
+            EXPECT(run(t, 100000), "did not go idle");
+            before = t->npkts;
+            push_ctl(t, NIC_REQ_REWIND, q->row, q->wqe[1].index, q->wqe[1].psn);
+            push_reissue_acked(t, q, 1, q->wqe[3].psn + 1);
+        } else {
+            while (t->npkts < 5 && !failed && t->cycle < 100000) step(t); /* 3 WRITE packets out */
+            before = t->npkts;
+            /* b, d: the peer has 5 of the WRITE's 6; c: only its first 2 (the return is the 4th) */
+            uint32_t has = sc == 2 ? q->wqe[2].psn + 1 : q->wqe[2].psn + 4;
+            push_reissue_acked(t, q, 1, has);
+        }
+        EXPECT(run(t, 200000), "scenario %c: did not go idle", 'a' + sc);
+        int cas = -1;
+        for (int i = before; i < t->npkts; i++)
+            if (t->pkts[i].h.opcode == ROCE_OP_COMPARE_SWAP) cas = i;
+        if (sc == 0 || sc == 1) {
+            /* the CAS alone, then nothing until RETIRED */
+            EXPECT(cas == before && t->npkts == before + 1, "scenario %c: %d packets after the REISSUE (CAS at %d), "
+                   "want the CAS alone", 'a' + sc, t->npkts - before, cas - before);
+            int wqe = sc == 0 ? 3 : 2;
+            uint32_t k = sc == 0 ? 2 : 5;                    /* PSNs of WQE `wqe` the peer has */
+            /* as the completer: the CAS and the WQEs the ACK covers whole are retired */
+            push_ctl(t, NIC_REQ_RETIRED, q->row, q->wqe[wqe].index, q->wqe[wqe].psn);
+            EXPECT(run(t, 200000), "scenario %c: did not go idle after RETIRED", 'a' + sc);
+            int n = ref_resume(q, wqe, k, refbuf, MAXP);
+            EXPECT(t->npkts == before + 1 + n, "scenario %c: %d packets after RETIRED, want %d (WQE %d from its packet %u)",
+                   'a' + sc, t->npkts - before - 1, n, wqe, k);
+            pair_payloads(t);
+            for (int i = 0; i < n && before + 1 + i < t->npkts && !failed; i++)
+                check_pkt(t, &t->pkts[before + 1 + i], &refbuf[i], "after the hold", before + 1 + i);
+        } else if (sc == 2) {
+            /* the return is past what the peer has: back mid-WRITE at once, as before */
+            EXPECT(t->npkts == nref + 1, "scenario c: %d packets, want the first pass and the CAS", t->npkts);
+        } else {
+            /* held after the CAS; a REWIND (a NAK's go-back-N round from the WRITE) is sent */
+            EXPECT(t->npkts == before + 1, "scenario d: %d packets after the REISSUE, want the CAS", t->npkts - before);
+            push_ctl(t, NIC_REQ_REWIND, q->row, q->wqe[2].index, q->wqe[2].psn);
+            EXPECT(run(t, 200000), "scenario d: did not go idle after the REWIND");
+            int n = ref_packets(q, 2, q->nw, refbuf, MAXP);
+            EXPECT(t->npkts == before + 1 + n, "scenario d: %d packets after the REWIND, want %d", t->npkts - before - 1, n);
+        }
+        if (sc >= 2) pair_payloads(t);                       /* once: it takes the payloads in order */
+        check_recs_all_sent(t, q, "reissue hold");
+        tb_free(t);
+    }
+    report("REISSUE of a READ/atomic with the ACK past it: the request alone, then nothing the ACK covers; "
+           "RETIRED moves on mid-message; a REWIND ends the hold");
+}
+
 /* The resume probe after a load with a READ/atomic at una (lossy seeds 107, 183 of the
  * migration sweep): a peer that NAKed a later PSN drops the last packet silently
  * (9.7.5.1.2) but answers any PSN before its expected one (C9-105), so the probe is the
@@ -1899,6 +1974,7 @@ int main(void) {
     t_mig_probe();
     t_mig_probe_read();
     t_reissue_forward();
+    t_reissue_hold();
     free(refbuf);
     free(capbuf);
     return nfail ? 1 : 0;
