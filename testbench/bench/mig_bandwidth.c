@@ -109,7 +109,8 @@ static void write_phases(const char *file, const mig_record_t *m, unsigned nm) {
             } else if (!strcmp(p->name, "pause") || !strcmp(p->name, "pre-copy-p2p")) {
                 fprintf(f, "%s\t%llu\t%llu\n", !strcmp(p->name, "pause") ? "pause" : "stop/P2P", (unsigned long long)p->cyc0,
                         (unsigned long long)p->cyc1);
-            } else if (!strcmp(p->name, "stop-copy") || !strcmp(p->name, "switch-over")) {
+            } else if (!strcmp(p->name, "stop-copy") || !strcmp(p->name, "destination-load") ||
+                       !strcmp(p->name, "switch-over")) {
                 fprintf(f, "%s\t%llu\t%llu\n", p->name, (unsigned long long)p->cyc0, (unsigned long long)p->cyc1);
             }
         }
