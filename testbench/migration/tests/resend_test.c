@@ -261,6 +261,27 @@ int main(void) {
                2, second ? 0 : 1, 0);
     }
 
+    /* The same round A owed, with the switch's delivered pcap not in time order: a frame for
+     * another QP stamped after the move is written before B's NAK (a switch writes frames as
+     * they leave its queues; 1 MiB lossy seed 3 had 777 such). Read in the pcap's order the
+     * owed round's NAK seemed to come after the move. */
+    w = begin();
+    for (uint32_t p = 10; p < 15; p++) req(&w, p);
+    {
+        uint8_t f[60];
+        build(f, false, OP_ACK, 5, 0);
+        f[47] = 0, f[48] = 0x7f, f[49] = 0x7f;           /* another QP's ACK */
+        pcap_write(w.delivered, f, sizeof f, (MOVED + 50) * 4);
+    }
+    send_delayed(&w, 15);
+    for (uint32_t p = 16; p < 20; p++) req(&w, p);
+    nak(&w, 15, false);
+    arrive(&w);
+    to(&w, MOVED + 100);
+    req(&w, 10);
+    req(&w, 15);
+    expect(&w, "the probe, then the round A owed, with the delivered pcap out of time order", 2, 1, 0);
+
     /* a READ asked for again is a re-issue, not a resend */
     w = begin();
     frame(&w, true, OP_READ, 10, false);
