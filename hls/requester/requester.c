@@ -380,7 +380,7 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
      * would send again what the peer has */
     bool forward = k->kind == NIC_REQ_REISSUE && (c.rd_mask & rd_bit(k->wqe_index)) == 0;
     bool behind = !c.ret && c.sq_head == k->wqe_index && c.next_psn != k->psn &&
-                  (((uint32_t)k->psn - (uint32_t)c.next_psn) & 0x800000u) == 0;
+                  psn_le(c.next_psn, k->psn);
     bool back = k->kind == NIC_REQ_REWIND || (k->kind == NIC_REQ_REISSUE && (!forward || behind));
     if (back && in_window && !c.flushing && (off >> 32) == 0) {
         /* REISSUE: a READ/atomic the peer answered past lost its response; the peer has the
