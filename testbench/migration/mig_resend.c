@@ -65,6 +65,8 @@ static bool is_read_atomic(uint8_t op) { return op == 0x0c || op == 0x13 || op =
 static bool is_response(uint8_t op) { return op >= 0x0d && op <= 0x12; }
 /* an ACK frame whose AETH says NAK, PSN sequence error (IBA 9.7.5.1.2: syndrome 011 00000) */
 static bool is_seq_nak(const frame_t *f) { return f->op == 0x11 && f->syndrome == 0x60; }
+/* ... and an RNR NAK (syndrome 001 xxxxx, the timer in the low bits) */
+static bool is_rnr_nak(const frame_t *f) { return f->op == 0x11 && (f->syndrome & 0xe0) == 0x20; }
 /* a response with PSN q covers request PSN p when p is at or before q (24-bit serial numbers) */
 static bool covers(uint32_t q, uint32_t p) { return ((q - p) & 0xffffff) < 0x800000; }
 
@@ -104,6 +106,19 @@ static nak_windows_t nak_windows(const frames_t *s, const frames_t *d, uint64_t 
         for (size_t j = 0; j < d->n && d->f[j].cycle <= y->cycle; j++)
             if (d->f[j].src == mac && d->f[j].dqpn == dqpn && is_request(d->f[j].op) && d->f[j].psn == before_q)
                 prev_at = d->f[j].cycle;
+        /* ... or q itself arrived and the peer refused it with an RNR NAK: it expects q again
+         * and NAKs the next later request anew (1 MiB lossy seed 3: NAKs of 101 in two
+         * rounds). A q that arrived without one was taken, or came after the request that
+         * drew this NAK (the NAK leaves the responder some cycles after that request) */
+        uint64_t rnr_at = 0;
+        for (size_t j = 0; j < i; j++)
+            if (s->f[j].cycle >= prev_at && s->f[j].dst == mac && s->f[j].dqpn == qpn && is_rnr_nak(&s->f[j]) && s->f[j].psn == q)
+                rnr_at = s->f[j].cycle;
+        if (rnr_at)
+            for (size_t j = 0; j < d->n && d->f[j].cycle <= rnr_at; j++)
+                if (d->f[j].src == mac && d->f[j].dqpn == dqpn && is_request(d->f[j].op) && d->f[j].psn == q &&
+                    d->f[j].cycle > prev_at)
+                    prev_at = d->f[j].cycle;
         nak_window_t w = {.nak_at = y->cycle, .from = y->cycle, .to = UINT64_MAX, .opener_sent = UINT64_MAX, .psn = q};
         for (size_t j = 0; j < d->n && d->f[j].cycle <= y->cycle; j++)
             if (d->f[j].cycle >= prev_at && d->f[j].src == mac && d->f[j].dqpn == dqpn && is_request(d->f[j].op) &&

@@ -282,6 +282,25 @@ int main(void) {
     req(&w, 15);
     expect(&w, "the probe, then the round A owed, with the delivered pcap out of time order", 2, 1, 0);
 
+    /* B refuses 15 twice with an RNR NAK (no receive WQE yet) and each time NAKs the next
+     * request (16) for 15, dropping 16..19 until 15 comes again. A' probes (12, the
+     * migration's) and jumps to the position it loaded, 16: 16..19 are the wire's, every
+     * copy came while B waited for 15. The second NAK's window opens at the second round's
+     * 16, not at the first round's (that window closed when the second 15 came). */
+    w = begin();
+    for (uint32_t p = 10; p < 15; p++) req(&w, p);
+    for (int round = 0; round < 2; round++) {             /* the second begins at 15, as go-back-N does */
+        req(&w, 15);
+        frame_aeth(&w, false, OP_ACK, 15, 0x21, false);   /* RNR NAK, timer 1 */
+        req(&w, 16);
+        nak(&w, 15, false);
+        for (uint32_t p = 17; p < 20; p++) req(&w, p);
+    }
+    to(&w, MOVED + 100);
+    req(&w, 12);
+    for (uint32_t p = 16; p < 20; p++) req(&w, p);
+    expect(&w, "packets the peer dropped after a NAK that followed its RNR NAK, in two rounds", 5, 4, 0);
+
     /* a READ asked for again is a re-issue, not a resend */
     w = begin();
     frame(&w, true, OP_READ, 10, false);
