@@ -38,6 +38,7 @@ void dev_dirty_note(hlsnic_dev_t *d, uint64_t addr, size_t len) {
         l->skip_armed = false; /* the test hook: this one write goes unlogged */
         return;
     }
+    if (addr < l->skip_hi && end > l->skip_lo) return; /* the test hook: the range goes unlogged */
     for (unsigned i = 0; i < l->n; i++) {
         const dev_log_range_t *r = &l->r[i];
         uint64_t a = addr > r->iova ? addr : r->iova, b = end < r->iova + r->length ? end : r->iova + r->length;
@@ -114,6 +115,7 @@ int hlsnic_dma_logging_stop(hlsnic_dev_t *d) {
     int rc = d->dirty.active ? 0 : -EINVAL;
     free_ranges(&d->dirty);
     d->dirty.skip_armed = false;
+    d->dirty.skip_lo = d->dirty.skip_hi = 0;
     pthread_mutex_unlock(&d->mu);
     return rc;
 }
@@ -122,5 +124,13 @@ void hlsnic_dma_logging_test_skip(hlsnic_dev_t *d, uint64_t iova) {
     dev_lock(d);
     d->dirty.skip_armed = d->dirty.active;
     d->dirty.skip_page = iova >> d->dirty.shift;
+    pthread_mutex_unlock(&d->mu);
+}
+
+void hlsnic_dma_logging_test_skip_range(hlsnic_dev_t *d, uint64_t iova, uint64_t length) {
+    dev_lock(d);
+    bool on = d->dirty.active && length && iova + length > iova;
+    d->dirty.skip_lo = on ? iova : 0;
+    d->dirty.skip_hi = on ? iova + length : 0;
     pthread_mutex_unlock(&d->mu);
 }

@@ -92,6 +92,7 @@ typedef struct {
     unsigned n;
     bool skip_armed;                 /* test hook: the next write to skip_page is not logged */
     uint64_t skip_page;
+    uint64_t skip_lo, skip_hi;       /* test hook: no write into [skip_lo, skip_hi) is logged */
 } dev_dirty_t;
 
 /* ---- the chosen model ---- */

@@ -105,5 +105,8 @@ int hlsnic_dma_logging_stop(hlsnic_dev_t *d);
 /* Test hook, for the test that proves the log is checked (never for a driver): the next DMA
  * write that touches the page holding `iova` is applied but not logged. */
 void hlsnic_dma_logging_test_skip(hlsnic_dev_t *d, uint64_t iova);
+/* The same for every DMA write that touches [iova, iova + length), until logging stops: a
+ * log broken for good, so a write there is never covered by a later logged one. */
+void hlsnic_dma_logging_test_skip_range(hlsnic_dev_t *d, uint64_t iova, uint64_t length);
 
 #endif /* HLSNIC_VFIO_H */
