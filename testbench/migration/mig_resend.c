@@ -65,7 +65,7 @@ static bool is_read_atomic(uint8_t op) { return op == 0x0c || op == 0x13 || op =
 static bool is_response(uint8_t op) { return op >= 0x0d && op <= 0x12; }
 /* an ACK frame whose AETH says NAK, PSN sequence error (IBA 9.7.5.1.2: syndrome 011 00000) */
 static bool is_seq_nak(const frame_t *f) { return f->op == 0x11 && f->syndrome == 0x60; }
-/* ... and an RNR NAK (syndrome 001 xxxxx, the timer in the low bits) */
+/* ... and an RNR NAK (syndrome bits 7..5 = 001, the timer in bits 4..0) */
 static bool is_rnr_nak(const frame_t *f) { return f->op == 0x11 && (f->syndrome & 0xe0) == 0x20; }
 /* a response with PSN q covers request PSN p when p is at or before q (24-bit serial numbers) */
 static bool covers(uint32_t q, uint32_t p) { return ((q - p) & 0xffffff) < 0x800000; }
