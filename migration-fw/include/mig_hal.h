@@ -42,7 +42,7 @@ struct mig_caps {
 enum { MIG_HAL_OP_CAPS, MIG_HAL_OP_CTX_READ, MIG_HAL_OP_CTX_WRITE, MIG_HAL_OP_SUSPEND_REQUEST,
        MIG_HAL_OP_SUSPEND_STATUS, MIG_HAL_OP_DIRTY_TRACK, MIG_HAL_OP_DIRTY_READ_CLEAR,
        MIG_HAL_OP_THROTTLE_SET, MIG_HAL_OP_COUNTER_READ, MIG_HAL_OP_HOST_READ,
-       MIG_HAL_OP_HOST_WRITE, MIG_HAL_OP_ANNOUNCE };
+       MIG_HAL_OP_HOST_WRITE, MIG_HAL_OP_ANNOUNCE, MIG_HAL_OP_FLUSH_WRITES };
 
 struct mig_hal_ops {
     int (*caps)(void *hw, struct mig_caps *out);
@@ -67,6 +67,12 @@ struct mig_hal_ops {
     int (*announce)(void *hw, unsigned fn);
     /* charge the firmware's own work (mig_cost.h) to the clock */
     void (*spend)(void *hw, uint32_t cycles);
+    /* the flush read of Suspend-Active (seed 004, DA12): a zero-length read to every peer
+     * BAR fn's DMA wrote since its last flush, returning once every one is answered. PCIe
+     * never lets a read completion pass a posted write on its path, so after it every write
+     * the function made has reached its target. A HAL with no fabric (nothing posted can be
+     * in flight) answers MIG_OK at once. */
+    int (*flush_writes)(void *hw, unsigned fn);
 };
 
 struct mig_hal {
@@ -114,6 +120,8 @@ static inline int mig_hal_host_write(const struct mig_hal *h, uint64_t a, const 
 static inline int mig_hal_announce(const struct mig_hal *h, unsigned fn)
 { return h->ops->announce ? h->ops->announce(h->hw, fn) : MIG_E_NO_OP; }
 
+static inline int mig_hal_flush_writes(const struct mig_hal *h, unsigned fn)
+{ return h->ops->flush_writes ? h->ops->flush_writes(h->hw, fn) : MIG_E_NO_OP; }
 /* spend has no failure: a HAL without a clock simply does not count */
 static inline void mig_hal_spend(const struct mig_hal *h, uint32_t cycles)
 { if (h->ops->spend) h->ops->spend(h->hw, cycles); }

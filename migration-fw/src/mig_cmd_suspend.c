@@ -28,6 +28,13 @@ int mig_cmd_suspend_active(struct mig_fw *fw, const struct mig_cmd *cmd, struct 
     enum mig_state from = (enum mig_state)fw->state[cmd->fn];
     int rc = mig_suspend_to(fw, cmd->fn, MIG_LEVEL_ACTIVE, MIG_LEVEL_RUN, resp);
     if (rc != MIG_OK) return rc;
+    /* the datapath has stopped the function's DMA; its last posted writes may still be on
+     * the fabric: the flush read makes them land before Suspend-Active is answered (DA12) */
+    rc = mig_hal_flush_writes(&fw->hal, cmd->fn);
+    if (rc != MIG_OK) {
+        mig_hal_suspend_request(&fw->hal, cmd->fn, MIG_LEVEL_RUN);
+        return mig_hal_fail(resp, rc, MIG_HAL_OP_FLUSH_WRITES);
+    }
     if (from == MIG_ST_RUNNING) mig_save_reset(fw); /* no pre-copy: the final pass is full */
     return mig_state_cas(fw, cmd->fn, from, MIG_ST_SUSPENDED_ACTIVE, resp);
 }

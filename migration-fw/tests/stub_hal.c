@@ -105,10 +105,12 @@ static int host_write(void *hw, uint64_t a, const uint8_t *b, uint32_t len)
 
 static int announce(void *hw, unsigned fn) { nic(hw)->announces[fn]++; return MIG_OK; }
 static void spend(void *hw, uint32_t cycles) { nic(hw)->fw_cycles += cycles; }
+/* no fabric: nothing posted can be in flight; the flush is counted so tests see it asked */
+static int flush_writes(void *hw, unsigned fn) { nic(hw)->flushes[fn]++; return MIG_OK; }
 
 static const struct mig_hal_ops stub_ops = {
     caps, ctx_read, ctx_write, suspend_request, suspend_status, dirty_track, dirty_read_clear,
-    throttle_set, counter_read, host_read, host_write, announce, spend,
+    throttle_set, counter_read, host_read, host_write, announce, spend, flush_writes,
 };
 
 void stub_init(struct stub_nic *n)

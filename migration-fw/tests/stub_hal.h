@@ -26,6 +26,7 @@ struct stub_nic {
     uint32_t throttle[MIG_MAX_FNS];
     uint64_t counter[MIG_MAX_FNS][MIG_COUNTERS];
     unsigned announces[MIG_MAX_FNS];
+    unsigned flushes[MIG_MAX_FNS];     /* flush_writes calls (Suspend-Active's flush read) */
     unsigned mutations;             /* ctx writes, throttle and level changes: 0 = untouched */
     uint64_t fw_cycles, port_cycles;
     uint8_t host[STUB_HOST_BYTES];

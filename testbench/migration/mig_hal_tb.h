@@ -33,6 +33,7 @@ struct mig_hal_tb {
     uint64_t commands;          /* NIC commands issued */
     uint64_t ctx_writes;        /* NIC_CMD_CTX_WRITE commands answered OK */
     uint64_t announces;
+    uint64_t flushes;           /* flush reads (Suspend-Active), each a read round trip */
     /* the last command the NIC refused: its op, status (NIC_CMD_E*) and bad_field, so a
      * failed op names what the hardware said */
     uint8_t last_op, last_status, last_field;

@@ -148,9 +148,15 @@ static int host_read(void *hw, uint64_t a, uint8_t *b, uint32_t len) {
 
 static void spend(void *hw, uint32_t cycles) { fw_of(hw)->env.wait_cycles(fw_of(hw)->env.ctx, cycles); }
 
+static int flush_writes(void *hw, unsigned fn) {
+    nic_fw_t *f = fw_of(hw);
+    return f->env.flush_writes ? f->env.flush_writes(f->env.ctx, fn) : MIG_E_NO_OP;
+}
+
 static const struct mig_hal_ops platform_ops = {
     .caps = caps, .ctx_read = ctx_read, .ctx_write = ctx_write, .suspend_request = suspend_request,
     .suspend_status = suspend_status, .throttle_set = throttle_set, .host_read = host_read, .host_write = host_write, .spend = spend,
+    .flush_writes = flush_writes,
 };
 
 nic_fw_t *nic_fw_new(nic_models_t *m, unsigned nic, const nic_fw_env_t *env) {

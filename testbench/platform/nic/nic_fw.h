@@ -36,6 +36,9 @@ typedef struct {
     void (*wait_cycles)(void *ctx, uint32_t cycles);
     int (*host_write)(void *ctx, uint64_t addr, const uint8_t *buf, uint32_t len); /* MIG_OK / MIG_E_* */
     int (*host_read)(void *ctx, uint64_t addr, uint8_t *buf, uint32_t len);
+    /* Suspend-Active's flush read of function fn's posted writes (mig_hal.h flush_writes):
+     * returns once every zero-length read is answered */
+    int (*flush_writes)(void *ctx, unsigned fn);
 } nic_fw_env_t;
 
 typedef struct nic_fw nic_fw_t;
