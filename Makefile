@@ -6,7 +6,8 @@
 #   make test-long   the sweeps too long for `make test` (500 migration seeds; docs/migration.md)
 #                and every '&&' of three NIC blocks flipped in turn (docs/rtl-gen.md)
 #   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report,
-#                then make review of a small change (docs/review.md)
+#                make review of a small change (docs/review.md), then ibv_rc_pingpong live-migrated
+#                between two simulated NICs (scripts/demo-migrate)
 #   make bench   the NIC's performance and size table (docs/bench.md); QUICK=1: small sizes
 #   make bench-migration   ib_write_bw across a live migration: downtime by phase, pre-copy, the
 #                bandwidth dip, and the plot's SVG (docs/live-migration.md, "Plot and bench")
