@@ -89,6 +89,7 @@ int mig_test_main(const char *platform)
     cmd_tests();
     image_tests();
     refusal_tests();
+    value_tests();
     precopy_tests();
     t_puts(platform);
     t_puts(": ");

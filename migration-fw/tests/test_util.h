@@ -30,6 +30,7 @@ void derive_tests(void);
 void cmd_tests(void);
 void image_tests(void);
 void refusal_tests(void);
+void value_tests(void);
 void precopy_tests(void);
 int mig_test_main(const char *platform);
 
