@@ -160,9 +160,50 @@ static int stage_records(struct mig_fw *fw, unsigned table, const uint8_t *p, un
     return MIG_OK;
 }
 
+/* A HAL failure after the first write (the hardware failed, not the image): every staged row
+ * written back empty, QPs before the CQs they name, the throttle as it was, the function
+ * back to RUN one level at a time, so the function is empty again and a new load can begin.
+ * Best effort: the answer names the first failure. */
+static void unload(struct mig_fw *fw, unsigned fn)
+{
+    static const uint8_t order[MIG_OBJ_TABLES] = { MIG_TABLE_QP, MIG_TABLE_MR, MIG_TABLE_CQ };
+    struct mig_resp ignored;
+    mig_memset(fw->row, 0, sizeof fw->row);
+    for (unsigned i = 0; i < MIG_OBJ_TABLES; i++)
+        for (unsigned s = 0; s < fw->caps.rows[order[i]]; s++)
+            if (mig_bit(fw->load.staged[order[i]], s)) mig_row_write(fw, order[i], fn, s, fw->row, &ignored);
+    mig_hal_throttle_set(&fw->hal, fn, fw->throttle[fn]);
+    mig_suspend_to(fw, fn, MIG_LEVEL_ACTIVE, MIG_LEVEL_ACTIVE, &ignored);
+    mig_suspend_to(fw, fn, MIG_LEVEL_RUN, MIG_LEVEL_RUN, &ignored);
+}
+
+/* the staged rows, CQs before the QPs that name them, the throttle, the function's address
+ * last (one write: it is there or not) */
+static int write_rows(struct mig_fw *fw, unsigned fn, struct mig_resp *resp)
+{
+    static const uint8_t order[MIG_OBJ_TABLES] = { MIG_TABLE_CQ, MIG_TABLE_MR, MIG_TABLE_QP };
+    for (unsigned i = 0; i < MIG_OBJ_TABLES; i++) {
+        unsigned t = order[i];
+        for (unsigned s = 0; s < fw->caps.rows[t]; s++) {
+            if (!mig_bit(fw->load.staged[t], s)) continue;
+            mig_record_unpack(&fw->hal, t, staged(fw, t, s), fw->row);
+            if (t == MIG_TABLE_QP) mig_send_position_put(fw->row, &fw->load.send_pos[s]);
+            int rc = mig_row_write(fw, t, fn, s, fw->row, resp);
+            if (rc != MIG_OK) return rc;
+        }
+    }
+    uint32_t rate = (uint32_t)mig_get_le(fw->load.fn + MIG_FN_RECORD_BYTES - 4, 4);
+    int rc = mig_hal_throttle_set(&fw->hal, fn, rate);
+    if (rc != MIG_OK) return mig_hal_fail(resp, rc, MIG_HAL_OP_THROTTLE_SET);
+    mig_record_unpack(&fw->hal, MIG_TABLE_FN, fw->load.fn, fw->row);
+    rc = mig_row_write(fw, MIG_TABLE_FN, fn, 0, fw->row, resp);
+    if (rc != MIG_OK) return rc;
+    fw->throttle[fn] = rate;
+    return MIG_OK;
+}
+
 /* the final pass validated: check the staged whole (writes nothing), then freeze the
- * function and write its rows, CQs before the QPs that name them, the function's address
- * last. Every refusal comes before the first write. */
+ * function and write it. Every refusal of the image comes before the first write. */
 static int commit(struct mig_fw *fw, unsigned fn, struct mig_resp *resp)
 {
     int rc = mig_check_staged(fw, resp);
@@ -175,25 +216,9 @@ static int commit(struct mig_fw *fw, unsigned fn, struct mig_resp *resp)
         if (rc != MIG_OK) mig_suspend_to(fw, fn, MIG_LEVEL_RUN, MIG_LEVEL_RUN, &(struct mig_resp){ 0 });
     }
     if (rc != MIG_OK) return rc;
-    static const uint8_t order[MIG_OBJ_TABLES] = { MIG_TABLE_CQ, MIG_TABLE_MR, MIG_TABLE_QP };
-    for (unsigned i = 0; i < MIG_OBJ_TABLES; i++) {
-        unsigned t = order[i];
-        for (unsigned s = 0; s < fw->caps.rows[t]; s++) {
-            if (!mig_bit(fw->load.staged[t], s)) continue;
-            mig_record_unpack(&fw->hal, t, staged(fw, t, s), fw->row);
-            if (t == MIG_TABLE_QP) mig_send_position_put(fw->row, &fw->load.send_pos[s]);
-            rc = mig_row_write(fw, t, fn, s, fw->row, resp);
-            if (rc != MIG_OK) return rc;
-        }
-    }
-    mig_record_unpack(&fw->hal, MIG_TABLE_FN, fw->load.fn, fw->row);
-    rc = mig_row_write(fw, MIG_TABLE_FN, fn, 0, fw->row, resp);
-    if (rc != MIG_OK) return rc;
-    uint32_t rate = (uint32_t)mig_get_le(fw->load.fn + MIG_FN_RECORD_BYTES - 4, 4);
-    rc = mig_hal_throttle_set(&fw->hal, fn, rate);
-    if (rc != MIG_OK) return mig_hal_fail(resp, rc, MIG_HAL_OP_THROTTLE_SET);
-    fw->throttle[fn] = rate;
-    return MIG_OK;
+    rc = write_rows(fw, fn, resp);
+    if (rc != MIG_OK) unload(fw, fn);
+    return rc;
 }
 
 /* checks and stages one block; MIG_OK or a refusal's status (not yet applied) */

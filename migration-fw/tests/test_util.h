@@ -10,6 +10,7 @@
 void t_out(const char *s, unsigned len);
 
 extern unsigned t_passes, t_fails;
+extern const char *t_platform;    /* "native", "rv32": the PASS lines' prefix */
 void t_puts(const char *s);
 void t_putu(uint64_t v);           /* decimal */
 void t_pass(const char *name);

@@ -160,7 +160,38 @@ static void one_case(const struct value_case *c)
     }
 }
 
+/* Not a refusal: the hardware fails write k of the commit (the first CQ section, the first
+ * MR, a QP in the middle, the function's row, the last). The answer names ctx_write, and
+ * the load takes back what it wrote: the destination's rows, levels and throttles are as
+ * before (the mutations were made and undone), the function RUNNING and empty, and a good
+ * image then commits. */
+static void write_fails(void)
+{
+    static const unsigned at[] = { 1, 2 * NCQ + 1, 2 * NCQ + NMR + 5 * NQP / 2, 2 * NCQ + NMR + 5 * NQP + 1 };
+    unsigned bad = 0;
+    for (unsigned i = 0; i < sizeof at / sizeof at[0]; i++) {
+        struct mig_resp resp;
+        setup();
+        before = t_dst.nic;
+        t_dst.nic.fail_write = at[i];
+        int st = load_blocks(&t_dst, 2, IMG, 0, n_blocks, &resp);
+        bool ok = st == MIG_E_HW && resp.reason == MIG_R_HAL && resp.value[0] == MIG_HAL_OP_CTX_WRITE &&
+                  resp.state == MIG_ST_RUNNING && t_dst.nic.mutations > 0;
+        t_dst.nic.mutations = 0;
+        before.ctx_writes = t_dst.nic.ctx_writes, before.fail_write = t_dst.nic.fail_write;
+        ok &= nic_unchanged(&t_dst.nic, &before) && t_dst.fw.active_fn == -1;
+        t_dst.nic.fail_write = 0;
+        ok &= load_blocks(&t_dst, 2, IMG, 0, n_blocks, &resp) == MIG_OK && resp.answer == MIG_LOAD_COMMITTED &&
+              fn_equal(&t_src.nic, 1, &t_dst.nic, 2);
+        if (!ok && !bad++) t_fail("write fails", "at write", at[i], st * 100u + resp.reason);
+    }
+    if (!bad)
+        t_pass("hardware write failure at the first, an MR, a middle QP and the function's row write -> "
+               "MIG_E_HW/ctx_write; the rows written are emptied, throttle and level restored; a good image then commits");
+}
+
 void value_tests(void)
 {
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) one_case(&cases[i]);
+    write_fails();
 }
