@@ -2,11 +2,13 @@
  *
  * Each block is checked (CRC, sequence, pass, kind in order, lengths) and its records are
  * staged in fw->load, indexed by the destination slot of their number: exact namespaces, the
- * same QPN / CQN / key on this device whatever function slot the image lands in. Pre-copy
- * passes update the staging; the hardware is written only after the END block of a FINAL
- * pass validated and the staged whole checked (every QP's CQs present, the function still
- * empty). Any refusal discards the staging and returns the function to RUNNING: the
- * destination's hardware has not been touched. */
+ * same QPN / CQN / key on this device whatever function slot the image lands in; each valid
+ * record's values are checked as it is staged (mig_load_check.c). Pre-copy passes update
+ * the staging; the hardware is written only after the END block of a FINAL pass validated
+ * and the staged whole checked by a pass that writes nothing (CQs present, REFS, send
+ * positions, the function still empty). Any refusal discards the staging and returns the
+ * function to RUNNING: the destination's hardware has not been touched. Only the hardware
+ * failing during the writes comes after them, and that is undone (unload). */
 #include "mig_fw.h"
 
 #include "mig_cmds.h"
