@@ -20,6 +20,8 @@ enum mig_status {
     MIG_E_TIMEOUT = 10,     /* the hardware did not reach the requested level in time */
     MIG_E_HW = 11,          /* a HAL operation failed */
     MIG_E_NO_OP = 12,       /* the HAL lacks the operation */
+    MIG_E_VALUE = 13,       /* load: a record holds a value (or a combination of values) ctrl
+                               refuses through its mailbox, so no hardware could hold it */
 };
 
 enum mig_reason {
@@ -61,6 +63,15 @@ enum mig_reason {
     MIG_R_NOT_LOADED,       /* the load has not committed */
     MIG_R_SEND_POSITION,    /* load: a QP's next PSN is not on its outstanding WQEs' PSNs
                                (value[0] = qpn, value[1] = next PSN; mig_send_pos.h) */
+    /* load, MIG_E_VALUE (mig_load_check.c): value[0] = the record's number (qpn, cqn, MR
+     * key; 0 for the function), value[1] = the field id (mig_field_name), value[2] = the
+     * value refused */
+    MIG_R_QP_FIELD,
+    MIG_R_CQ_FIELD,
+    MIG_R_MR_FIELD,
+    MIG_R_FN_FIELD,
+    MIG_R_CQ_REFS,          /* a CQ's REFS is not the number of the image's QP references to it
+                               (value[0] = cqn, value[1] = REFS, value[2] = references) */
 };
 
 #endif /* MIG_ERR_H */

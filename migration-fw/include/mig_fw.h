@@ -42,8 +42,15 @@ struct mig_save {
     mig_bitmap_t carry[MIG_OBJ_TABLES]; /* dirty rows read by a size query, for the next pass */
 };
 
+/* what the requester's row holds of its place in the send queue (mig_send_pos.h) */
+struct mig_send_pos {
+    uint16_t head;          /* NIC_CTX_REQ_SQ_HEAD: the WQE being sent */
+    uint16_t rd_mask;       /* NIC_CTX_REQ_RD_MASK: READ / atomic WQEs, bit index % 16 */
+    uint32_t offset;        /* NIC_CTX_REQ_OFFSET: bytes of the head WQE already sent */
+};
+
 /* the load state machine: blocks are checked and staged; hardware is written only when the
- * final pass has validated */
+ * final pass and the staged whole have validated (mig_load_check.c) */
 struct mig_load {
     uint8_t expect;             /* MIG_BLK_* the next block may be (HDR: a pass begins) */
     bool have_full;             /* a full pass has been staged */
@@ -60,6 +67,7 @@ struct mig_load {
     uint8_t cq[MIG_MAX_CQ][MIG_CQ_RECORD_BYTES];
     uint8_t mr[MIG_MAX_MR][MIG_MR_RECORD_BYTES];
     uint8_t fn[MIG_FN_RECORD_BYTES];
+    struct mig_send_pos send_pos[MIG_MAX_QP];  /* found before the first write, put at it */
 };
 
 struct mig_fw {

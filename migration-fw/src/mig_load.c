@@ -2,16 +2,19 @@
  *
  * Each block is checked (CRC, sequence, pass, kind in order, lengths) and its records are
  * staged in fw->load, indexed by the destination slot of their number: exact namespaces, the
- * same QPN / CQN / key on this device whatever function slot the image lands in. Pre-copy
- * passes update the staging; the hardware is written only after the END block of a FINAL
- * pass validated and the staged whole checked (every QP's CQs present, the function still
- * empty). Any refusal discards the staging and returns the function to RUNNING: the
- * destination's hardware has not been touched. */
+ * same QPN / CQN / key on this device whatever function slot the image lands in; each valid
+ * record's values are checked as it is staged (mig_load_check.c). Pre-copy passes update
+ * the staging; the hardware is written only after the END block of a FINAL pass validated
+ * and the staged whole checked by a pass that writes nothing (CQs present, REFS, send
+ * positions, the function still empty). Any refusal discards the staging and returns the
+ * function to RUNNING: the destination's hardware has not been touched. Only the hardware
+ * failing during the writes comes after them, and that is undone (unload). */
 #include "mig_fw.h"
 
 #include "mig_cmds.h"
 #include "mig_cost.h"
 #include "mig_libc.h"
+#include "mig_load_check.h"
 #include "mig_record.h"
 #include "mig_send_pos.h"
 
@@ -135,6 +138,8 @@ static int stage_records(struct mig_fw *fw, unsigned table, const uint8_t *p, un
     if (n != want || len != n * lay->record_bytes)
         return mig_fail(resp, MIG_E_CORRUPT, MIG_R_BLOCK_LEN, n, len);
     if (table == MIG_TABLE_FN) {
+        int rc = mig_check_record(fw, table, p, resp);
+        if (rc != MIG_OK) return rc;
         mig_memcpy(l->fn, p, MIG_FN_RECORD_BYTES);
     } else {
         for (unsigned i = 0; i < n; i++) {
@@ -144,11 +149,12 @@ static int stage_records(struct mig_fw *fw, unsigned table, const uint8_t *p, un
             if (mig_bit(l->in_pass[table], slot))
                 return mig_fail(resp, MIG_E_FIT, collide_reason[table], key, slot);
             mig_bit_set(l->in_pass[table], slot);
+            bool valid = mig_record_field(table, rec, (unsigned)lay->valid_field) != 0;
+            int rc = valid ? mig_check_record(fw, table, rec, resp) : MIG_OK;
+            if (rc != MIG_OK) return rc;
             mig_memcpy(staged(fw, table, slot), rec, lay->record_bytes);
-            if (mig_record_field(table, rec, (unsigned)lay->valid_field))
-                mig_bit_set(l->staged[table], slot);
-            else
-                mig_bit_clear(l->staged[table], slot);
+            if (valid) mig_bit_set(l->staged[table], slot);
+            else mig_bit_clear(l->staged[table], slot);
         }
         mig_hal_spend(&fw->hal, MIG_COST_RECORD_CHECK * n);
     }
@@ -156,50 +162,53 @@ static int stage_records(struct mig_fw *fw, unsigned table, const uint8_t *p, un
     return MIG_OK;
 }
 
-/* the staged CQ whose number the image's QP field names (a slot under the source's table
- * size); -1 if there is none. */
-static int cq_slot_for(struct mig_fw *fw, uint64_t src_slot)
+/* A HAL failure after the first write (the hardware failed, not the image): every staged row
+ * written back empty, QPs before the CQs they name, the throttle as it was, the function
+ * back to RUN one level at a time, so the function is empty again and a new load can begin.
+ * Best effort: the answer names the first failure. */
+static void unload(struct mig_fw *fw, unsigned fn)
 {
-    unsigned src_rows = 1u << ((fw->load.capacity >> 8) & 0xff);
-    for (unsigned s = 0; s < fw->caps.rows[MIG_TABLE_CQ]; s++) {
-        if (!mig_bit(fw->load.staged[MIG_TABLE_CQ], s)) continue;
-        uint64_t cqn = mig_record_field(MIG_TABLE_CQ, fw->load.cq[s], MIG_CQF_CQN);
-        if ((cqn & (src_rows - 1)) == src_slot) return (int)s;
-    }
-    return -1;
+    static const uint8_t order[MIG_OBJ_TABLES] = { MIG_TABLE_QP, MIG_TABLE_MR, MIG_TABLE_CQ };
+    struct mig_resp ignored;
+    mig_memset(fw->row, 0, sizeof fw->row);
+    for (unsigned i = 0; i < MIG_OBJ_TABLES; i++)
+        for (unsigned s = 0; s < fw->caps.rows[order[i]]; s++)
+            if (mig_bit(fw->load.staged[order[i]], s)) mig_row_write(fw, order[i], fn, s, fw->row, &ignored);
+    mig_hal_throttle_set(&fw->hal, fn, fw->throttle[fn]);
+    mig_suspend_to(fw, fn, MIG_LEVEL_ACTIVE, MIG_LEVEL_ACTIVE, &ignored);
+    mig_suspend_to(fw, fn, MIG_LEVEL_RUN, MIG_LEVEL_RUN, &ignored);
 }
 
-/* every staged QP's send and receive CQ must be staged; their fields become our slots */
-static int resolve_cqs(struct mig_fw *fw, struct mig_resp *resp)
+/* the staged rows, CQs before the QPs that name them, the throttle, the function's address
+ * last (one write: it is there or not) */
+static int write_rows(struct mig_fw *fw, unsigned fn, struct mig_resp *resp)
 {
-    for (unsigned q = 0; q < fw->caps.rows[MIG_TABLE_QP]; q++) {
-        if (!mig_bit(fw->load.staged[MIG_TABLE_QP], q)) continue;
-        uint8_t *rec = fw->load.qp[q];
-        static const uint8_t fields[2] = { MIG_QPF_SEND_CQ, MIG_QPF_RECV_CQ };
-        for (unsigned i = 0; i < 2; i++) {
-            uint64_t src = mig_record_field(MIG_TABLE_QP, rec, fields[i]);
-            int s = cq_slot_for(fw, src);
-            if (s < 0)
-                return mig_fail(resp, MIG_E_FIT, i ? MIG_R_RECV_CQ_MISSING : MIG_R_SEND_CQ_MISSING,
-                                mig_record_field(MIG_TABLE_QP, rec, MIG_QPF_QPN), src);
+    static const uint8_t order[MIG_OBJ_TABLES] = { MIG_TABLE_CQ, MIG_TABLE_MR, MIG_TABLE_QP };
+    for (unsigned i = 0; i < MIG_OBJ_TABLES; i++) {
+        unsigned t = order[i];
+        for (unsigned s = 0; s < fw->caps.rows[t]; s++) {
+            if (!mig_bit(fw->load.staged[t], s)) continue;
+            mig_record_unpack(&fw->hal, t, staged(fw, t, s), fw->row);
+            if (t == MIG_TABLE_QP) mig_send_position_put(fw->row, &fw->load.send_pos[s]);
+            int rc = mig_row_write(fw, t, fn, s, fw->row, resp);
+            if (rc != MIG_OK) return rc;
         }
     }
-    for (unsigned q = 0; q < fw->caps.rows[MIG_TABLE_QP]; q++) {
-        if (!mig_bit(fw->load.staged[MIG_TABLE_QP], q)) continue;
-        uint8_t *rec = fw->load.qp[q];
-        mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_SEND_CQ,
-                             (uint64_t)cq_slot_for(fw, mig_record_field(MIG_TABLE_QP, rec, MIG_QPF_SEND_CQ)));
-        mig_record_set_field(MIG_TABLE_QP, rec, MIG_QPF_RECV_CQ,
-                             (uint64_t)cq_slot_for(fw, mig_record_field(MIG_TABLE_QP, rec, MIG_QPF_RECV_CQ)));
-    }
+    uint32_t rate = (uint32_t)mig_get_le(fw->load.fn + MIG_FN_RECORD_BYTES - 4, 4);
+    int rc = mig_hal_throttle_set(&fw->hal, fn, rate);
+    if (rc != MIG_OK) return mig_hal_fail(resp, rc, MIG_HAL_OP_THROTTLE_SET);
+    mig_record_unpack(&fw->hal, MIG_TABLE_FN, fw->load.fn, fw->row);
+    rc = mig_row_write(fw, MIG_TABLE_FN, fn, 0, fw->row, resp);
+    if (rc != MIG_OK) return rc;
+    fw->throttle[fn] = rate;
     return MIG_OK;
 }
 
-/* the final pass validated: freeze the function, write its rows, CQs before the QPs that
- * name them, the function's address last */
+/* the final pass validated: check the staged whole (writes nothing), then freeze the
+ * function and write it. Every refusal of the image comes before the first write. */
 static int commit(struct mig_fw *fw, unsigned fn, struct mig_resp *resp)
 {
-    int rc = resolve_cqs(fw, resp);
+    int rc = mig_check_staged(fw, resp);
     if (rc == MIG_OK) rc = check_empty(fw, fn, resp);
     /* ctrl moves one level at a time (RUN -> ACTIVE -> PASSIVE); a refusal of the second
      * step takes the function back to RUN */
@@ -209,26 +218,9 @@ static int commit(struct mig_fw *fw, unsigned fn, struct mig_resp *resp)
         if (rc != MIG_OK) mig_suspend_to(fw, fn, MIG_LEVEL_RUN, MIG_LEVEL_RUN, &(struct mig_resp){ 0 });
     }
     if (rc != MIG_OK) return rc;
-    static const uint8_t order[MIG_OBJ_TABLES] = { MIG_TABLE_CQ, MIG_TABLE_MR, MIG_TABLE_QP };
-    for (unsigned i = 0; i < MIG_OBJ_TABLES; i++) {
-        unsigned t = order[i];
-        for (unsigned s = 0; s < fw->caps.rows[t]; s++) {
-            if (!mig_bit(fw->load.staged[t], s)) continue;
-            mig_record_unpack(&fw->hal, t, staged(fw, t, s), fw->row);
-            /* the VM's memory is here now: the send queue gives the QP's send position */
-            if (t == MIG_TABLE_QP) rc = mig_send_position(&fw->hal, fw->row, resp);
-            if (rc == MIG_OK) rc = mig_row_write(fw, t, fn, s, fw->row, resp);
-            if (rc != MIG_OK) return rc;
-        }
-    }
-    mig_record_unpack(&fw->hal, MIG_TABLE_FN, fw->load.fn, fw->row);
-    rc = mig_row_write(fw, MIG_TABLE_FN, fn, 0, fw->row, resp);
-    if (rc != MIG_OK) return rc;
-    uint32_t rate = (uint32_t)mig_get_le(fw->load.fn + MIG_FN_RECORD_BYTES - 4, 4);
-    rc = mig_hal_throttle_set(&fw->hal, fn, rate);
-    if (rc != MIG_OK) return mig_hal_fail(resp, rc, MIG_HAL_OP_THROTTLE_SET);
-    fw->throttle[fn] = rate;
-    return MIG_OK;
+    rc = write_rows(fw, fn, resp);
+    if (rc != MIG_OK) unload(fw, fn);
+    return rc;
 }
 
 /* checks and stages one block; MIG_OK or a refusal's status (not yet applied) */

@@ -18,12 +18,14 @@ static uint32_t wqe_psns(uint8_t opcode, uint32_t length, unsigned mtu_shift)
     return n ? n : 1;
 }
 
-int mig_send_position(const struct mig_hal *hal, mig_row_t row, struct mig_resp *resp)
+int mig_send_position_find(const struct mig_hal *hal, const mig_row_t row, struct mig_send_pos *pos,
+                           struct mig_resp *resp)
 {
     uint16_t una = (uint16_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_UNA);
     uint16_t hi = (uint16_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_SQ_HI);
     uint32_t next_psn = (uint32_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_NEXT_PSN);
     uint64_t qpn = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_QPN);
+    *pos = (struct mig_send_pos){ una, 0, 0 };
     if (una == hi) return MIG_OK;
     if ((uint16_t)(hi - una) > OUTSTANDING_MAX)
         return mig_fail(resp, MIG_E_FIT, MIG_R_SEND_POSITION, qpn, next_psn);
@@ -53,8 +55,21 @@ int mig_send_position(const struct mig_hal *hal, mig_row_t row, struct mig_resp 
         psn = (psn + n) & 0xffffff;
     }
     if (!found && psn != next_psn) return mig_fail(resp, MIG_E_FIT, MIG_R_SEND_POSITION, qpn, next_psn);
-    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_SQ_HEAD, 16, head);
-    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_OFFSET, 32, offset);
-    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_RD_MASK, 16, rd_mask);
+    *pos = (struct mig_send_pos){ head, rd_mask, offset };
     return MIG_OK;
+}
+
+void mig_send_position_put(mig_row_t row, const struct mig_send_pos *pos)
+{
+    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_SQ_HEAD, 16, pos->head);
+    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_OFFSET, 32, pos->offset);
+    mig_words_put(row[MIG_SEC_QP_REQ], NIC_CTX_REQ_RD_MASK, 16, pos->rd_mask);
+}
+
+int mig_send_position(const struct mig_hal *hal, mig_row_t row, struct mig_resp *resp)
+{
+    struct mig_send_pos pos;
+    int rc = mig_send_position_find(hal, row, &pos, resp);
+    if (rc == MIG_OK) mig_send_position_put(row, &pos);
+    return rc;
 }

@@ -18,8 +18,9 @@ extern uint16_t t_last_pass_flags;
 
 void rig_init(struct rig *r);
 int run(struct rig *r, uint8_t op, unsigned fn, uint64_t host_addr, uint8_t flags, struct mig_resp *resp);
-/* random but valid objects in fn: nqp QPs (using the CQs), ncq CQs, nmr MRs; numbers are
- * slot + rows * k, so they differ from the slots */
+/* random objects in fn with values ctrl accepts (mig_rules.h): nqp QPs (each naming CQ
+ * slots 0 and 1, whose REFS count them), ncq CQs, nmr MRs, the function's address; numbers
+ * are slot + rows * k, so they differ from the slots */
 void fill_fn(struct stub_nic *n, unsigned fn, unsigned nqp, unsigned ncq, unsigned nmr);
 /* one random field value the image can carry */
 uint64_t random_field(unsigned table, unsigned field);
@@ -30,10 +31,17 @@ void copy_blocks(const struct rig *from, struct rig *to, uint64_t base, unsigned
 /* load blocks [first, first+n) at base; stops at the first failure; returns its status */
 int load_blocks(struct rig *r, unsigned fn, uint64_t base, unsigned first, unsigned n,
                 struct mig_resp *resp);
+/* everything of a NIC a load may not touch when it refuses: every table row, quiesce
+ * levels and requests, dirty tracking and bits, throttles, counters, announces, flushes,
+ * host memory, and no mutation counted */
+bool nic_unchanged(const struct stub_nic *now, const struct stub_nic *before);
 bool fn_equal(const struct stub_nic *a, unsigned fa, const struct stub_nic *b, unsigned fb);
 /* source fn: Suspend-Active, Suspend-Passive, one full final pass at base; blocks saved */
 unsigned save_final(struct rig *r, unsigned fn, uint64_t base);
 uint8_t *block_at(struct rig *r, uint64_t base, unsigned i);
 void reseal(uint8_t *block);
+/* the i-th record of a block kind (MIG_BLK_*) among the n blocks at base, and its block
+ * (*block, for reseal); 0 if there is none */
+uint8_t *record_at(struct rig *r, uint64_t base, unsigned n, uint8_t kind, unsigned i, uint8_t **block);
 
 #endif /* FIXTURE_H */

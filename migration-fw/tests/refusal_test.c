@@ -24,16 +24,17 @@ static void setup(void)
 
 static bool unchanged(unsigned fn)
 {
-    const struct stub_nic *n = &t_dst.nic;
-    return mig_memcmp(n->rows, dst_before.rows, sizeof n->rows) == 0 &&
-           mig_memcmp(n->throttle, dst_before.throttle, sizeof n->throttle) == 0 &&
-           mig_memcmp(n->level, dst_before.level, sizeof n->level) == 0 && n->mutations == 0 &&
-           t_dst.fw.state[fn] == MIG_ST_RUNNING && t_dst.fw.active_fn == -1;
+    return nic_unchanged(&t_dst.nic, &dst_before) && t_dst.fw.state[fn] == MIG_ST_RUNNING &&
+           t_dst.fw.active_fn == -1;
 }
+
+/* the image in the destination's host memory was edited after setup: that is the "before" */
+static void image_edited(void) { mig_memcpy(dst_before.host, t_dst.nic.host, sizeof dst_before.host); }
 
 static void expect_refusal(const char *name, int status, int reason)
 {
     struct mig_resp resp;
+    image_edited();
     int st = load_blocks(&t_dst, 2, IMG, 0, n_blocks, &resp);
     if (st == status && resp.reason == reason && resp.state == MIG_ST_RUNNING && unchanged(2)) t_pass(name);
     else t_fail(name, "status/reason or destination changed", st * 100u + resp.reason, (uint64_t)status * 100u + (uint64_t)reason);
@@ -47,17 +48,7 @@ static void edit_header(unsigned off, unsigned bytes, uint64_t v)
     reseal(b);
 }
 
-/* block index and record pointer of the i-th QP record */
-static uint8_t *qp_record(unsigned i, uint8_t **block)
-{
-    for (unsigned k = 0; k < n_blocks; k++) {
-        uint8_t *b = block_at(&t_dst, IMG, k);
-        if (b[MIG_BH_KIND] != MIG_BLK_QP) continue;
-        if (i < b[MIG_BH_RECORDS]) { *block = b; return b + MIG_BH_BYTES + i * MIG_QP_RECORD_BYTES; }
-        i -= b[MIG_BH_RECORDS];
-    }
-    return 0;
-}
+static uint8_t *qp_record(unsigned i, uint8_t **block) { return record_at(&t_dst, IMG, n_blocks, MIG_BLK_QP, i, block); }
 
 static void tag_refusals(void)
 {
@@ -172,6 +163,7 @@ static void dangling_cq(void)
     mig_memset(cq, 0, MIG_CQ_RECORD_BYTES); /* ... which the image now says is empty */
     mig_record_set_field(MIG_TABLE_CQ, cq, MIG_CQF_CQN, 1);
     reseal(block_at(&t_dst, IMG, 2));
+    image_edited();
     /* the other QPs name slot 1 too (fill_fn: slot % 2, (slot + 1) % 2): send or receive */
     struct mig_resp resp;
     int st = load_blocks(&t_dst, 2, IMG, 0, n_blocks, &resp);

@@ -26,6 +26,7 @@ static int ctx_write(void *hw, unsigned t, unsigned s, unsigned fn, unsigned row
 {
     struct stub_nic *n = nic(hw);
     if (!row_ok(n, t, s, fn, row, words)) return MIG_E_ARG;
+    if (++n->ctx_writes == n->fail_write) return MIG_E_HW;
     mig_memcpy(n->rows[t][s][fn][row], w, words * 4);
     n->port_cycles += STUB_CTX_LATENCY + STUB_CTX_WORD * words;
     n->mutations++;
@@ -115,7 +116,7 @@ static const struct mig_hal_ops stub_ops = {
 
 void stub_init(struct stub_nic *n)
 {
-    mig_memset(n, 0, sizeof *n);
+    __builtin_memset(n, 0, sizeof *n); /* libc natively (the fuzz target runs it per input), mig_memset on rv32 */
     n->caps.fns = 4;
     n->caps.rows[MIG_TABLE_QP] = 16;
     n->caps.rows[MIG_TABLE_CQ] = 16;

@@ -28,6 +28,8 @@ struct stub_nic {
     unsigned announces[MIG_MAX_FNS];
     unsigned flushes[MIG_MAX_FNS];     /* flush_writes calls (Suspend-Active's flush read) */
     unsigned mutations;             /* ctx writes, throttle and level changes: 0 = untouched */
+    unsigned fail_write;            /* ctx_write number n (from 1) fails, a hardware fault; 0: none */
+    unsigned ctx_writes;            /* ctx_write calls so far */
     uint64_t fw_cycles, port_cycles;
     uint8_t host[STUB_HOST_BYTES];
 };

@@ -1,8 +1,8 @@
-/* test_util.c — output and randomness for the unit tests, and the test entry point. */
+/* test_util.c — output and randomness for the unit tests (and the fuzz target). */
 #include "test_util.h"
 
 unsigned t_passes, t_fails;
-static const char *platform_name = "";
+const char *t_platform = "";
 static uint32_t rng = 0x9e3779b9u;
 
 static unsigned slen(const char *s) { unsigned n = 0; while (s[n]) n++; return n; }
@@ -32,7 +32,7 @@ void t_pass(const char *name)
 {
     t_passes++;
     t_puts("PASS migration-fw/");
-    t_puts(platform_name);
+    t_puts(t_platform);
     t_puts(" ");
     t_puts(name);
     t_puts("\n");
@@ -42,7 +42,7 @@ void t_fail(const char *name, const char *why, uint64_t a, uint64_t b)
 {
     t_fails++;
     t_puts("FAIL migration-fw/");
-    t_puts(platform_name);
+    t_puts(t_platform);
     t_puts(" ");
     t_puts(name);
     t_puts(": ");
@@ -73,28 +73,6 @@ void t_pass_begin(void)
 {
     t_passes++;
     t_puts("PASS migration-fw/");
-    t_puts(platform_name);
+    t_puts(t_platform);
     t_puts(" ");
-}
-
-int mig_test_main(const char *platform)
-{
-    platform_name = platform;
-    t_puts("migration-fw unit tests on ");
-    t_puts(platform);
-    t_puts("\n");
-    libc_tests();
-    layout_tests();
-    derive_tests();
-    cmd_tests();
-    image_tests();
-    refusal_tests();
-    precopy_tests();
-    t_puts(platform);
-    t_puts(": ");
-    t_putu(t_passes);
-    t_puts(" passed, ");
-    t_putu(t_fails);
-    t_puts(" failed\n");
-    return t_fails ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 void t_out(const char *s, unsigned len);
 
 extern unsigned t_passes, t_fails;
+extern const char *t_platform;    /* "native", "rv32": the PASS lines' prefix */
 void t_puts(const char *s);
 void t_putu(uint64_t v);           /* decimal */
 void t_pass(const char *name);
@@ -30,6 +31,7 @@ void derive_tests(void);
 void cmd_tests(void);
 void image_tests(void);
 void refusal_tests(void);
+void value_tests(void);
 void precopy_tests(void);
 int mig_test_main(const char *platform);
 
