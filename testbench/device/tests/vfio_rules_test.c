@@ -246,6 +246,7 @@ static void test_multi(const char *dir) {
     check(!rc[0] && !rc[1] && img[0].end_errno == 0 && img[1].end_errno == 0,
           "multi: both -> PRE_COPY_P2P -> STOP_COPY, both streams read to their end", "%d %d ends %d %d", rc[0], rc[1],
           img[0].end_errno, img[1].end_errno);
+    printf("INFO multi: images A0 %zu bytes, A1 %zu bytes\n", img[0].n, img[1].n);
     /* fn 2's commit breaks after a few row writes: hardware failing in the middle of a load */
     hlsnic_vfio_test_fail_hal(db, 2, HLSNIC_TEST_HAL_CTX_WRITE, 6);
     for (int k = 0; k < 2; k++) {
