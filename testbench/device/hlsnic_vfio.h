@@ -8,8 +8,10 @@
  *     walks the uAPI's arcs, each one done with the migration firmware's commands;
  *   - the data stream of a transfer: a real file descriptor (a socket to read, a pipe to
  *     write) handed out by the arcs that open one (STOP -> STOP_COPY, RUNNING -> PRE_COPY,
- *     RUNNING_P2P -> PRE_COPY_P2P, STOP -> RESUMING), read in STOP_COPY / PRE_COPY(_P2P) and
- *     written in RESUMING;
+ *     RUNNING_P2P -> PRE_COPY_P2P, STOP -> RESUMING), read in STOP_COPY / PRE_COPY(_P2P)
+ *     (hlsnic_vfio_read: the kernel's ENOMSG at pre-copy's temporary end) and written in
+ *     RESUMING;
+ *   - reset of the function (VFIO_DEVICE_RESET): RUNNING, its objects gone;
  *   - the pre-copy info query and the stop-copy size;
  *   - DMA dirty-page logging of the device's writes to host memory (START / REPORT / STOP).
  * Errors are the uAPI's: a negative errno. Not HLS-C: plain C, like hlsnic_dev.h. */
