@@ -3,8 +3,9 @@
  *
  *   enomsg  pre-copy's temporary end reads as ENOMSG, STOP_COPY's end as read() == 0, never ENOMSG
  *   failed  a failed arc leaves the state the function is truly in: PRE_COPY_P2P -> STOP_COPY
- *           broken after its Suspend-Passive is STOP (and walks back to RUNNING); an announce
- *           that fails after Resume-Active is RUNNING
+ *           broken after its Suspend-Passive is STOP (and walks back to RUNNING); RUNNING ->
+ *           PRE_COPY broken in its first pass is RUNNING; an announce that fails after
+ *           Resume-Active is RUNNING
  *   p2p     PRE_COPY_P2P -> RUNNING_P2P ends pre-copy: a stop-copy opened from RUNNING_P2P
  *           carries a full image, which an empty function loads
  *   multi   two functions of device A migrate at once into other slots of device B (fn 0 -> fn 3,
@@ -113,7 +114,7 @@ static void test_enomsg(void) {
 static void test_failed(void) {
     hlsnic_dev_t *d = open_dev(NULL, "failed: open");
     if (!d) return;
-    int fd = -1;
+    int fd = -1, fd2 = -1;
     stream_t img = {0};
     /* the Image-Save after Suspend-Passive breaks: the function is frozen, its stream cut */
     int rc = hlsnic_vfio_set_state(d, 1, PC, &fd);
@@ -137,6 +138,16 @@ static void test_failed(void) {
     rc2 = load(d, 2, &full);
     check(!rc && full.end_errno == 0 && !rc2, "failed: RUNNING -> STOP_COPY after it gives an image function 2 loads",
           "->SC %d end %d, %zu bytes, load %d", rc, full.end_errno, full.n, rc2);
+    /* RUNNING -> PRE_COPY whose first pass breaks after PreCopy-Start: tracking off again */
+    int back = hlsnic_vfio_set_state(d, 1, R, NULL);
+    hlsnic_vfio_test_fail_hal(d, 1, HLSNIC_TEST_HAL_CTX_READ, 0);
+    rc = hlsnic_vfio_set_state(d, 1, PC, &fd);
+    st = state_of(d, 1);
+    rc2 = hlsnic_vfio_set_state(d, 1, PC, &fd2);
+    check(!back && rc == -EIO && fd < 0 && st == R && !rc2 && fd2 >= 0,
+          "failed: RUNNING -> PRE_COPY breaking in its first pass answers EIO, no stream, RUNNING; PRE_COPY then opens",
+          "->PC %d fd %d state %s, again %d fd %d", rc, fd, NAME(st), rc2, fd2);
+    if (fd2 >= 0) close(fd2);
     /* function 2, loaded: its Resume-Active runs it, then the announce fails */
     hlsnic_vfio_test_fail_hal(d, 2, HLSNIC_TEST_HAL_ANNOUNCE, 0);
     rc = hlsnic_vfio_set_state(d, 2, R, NULL);
