@@ -28,7 +28,7 @@ long hyp_stream_read(int fd, hyp_buf_t *img, bool to_end) {
             img->b = b;
             img->cap = c;
         }
-        ssize_t r = read(fd, img->b + img->n, img->cap - img->n);
+        ssize_t r = hlsnic_vfio_read(fd, img->b + img->n, img->cap - img->n);
         if (r > 0) {
             img->n += (size_t)r;
             got += r;
@@ -36,7 +36,7 @@ long hyp_stream_read(int fd, hyp_buf_t *img, bool to_end) {
         }
         if (r == 0) return got; /* the device closed its end: the image is complete */
         if (errno == EINTR) continue;
-        if (errno != EAGAIN) return -errno;
+        if (errno != ENOMSG) return -errno;
         if (!to_end) return got; /* pre-copy: a temporary end */
         if (hyp_now_ms() - t0 > HYP_STREAM_TIMEOUT_MS) return -ETIMEDOUT;
         struct pollfd p = {.fd = fd, .events = POLLIN};

@@ -18,8 +18,11 @@ enum mig_opcode {
     MIG_CMD_RESUME_ACTIVE = 10,   /* SUSPENDED_ACTIVE -> RUNNING; LOADING -> RUNNING (abort) */
     MIG_CMD_IMAGE_SAVE = 11,      /* write the next image block to host_addr */
     MIG_CMD_IMAGE_LOAD = 12,      /* read one image block from host_addr and stage it */
+    MIG_CMD_SAVE_RESET = 13,      /* SUSPENDED_*: the save starts over: tracking off, the next
+                                     pass full (pre-copy ended while suspended, or a pass the
+                                     PF could not deliver); the state stays */
 };
-#define MIG_CMD_OPCODES 13
+#define MIG_CMD_OPCODES 14
 
 enum mig_state {
     MIG_ST_RUNNING = 0,

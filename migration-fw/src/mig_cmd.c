@@ -29,6 +29,7 @@ static const struct mig_cmd_desc commands[MIG_CMD_OPCODES] = {
     [MIG_CMD_RESUME_ACTIVE] = { ST(SUSPENDED_ACTIVE) | ST(LOADING), false, mig_cmd_resume_active },
     [MIG_CMD_IMAGE_SAVE] = { ST(PRECOPY) | ST(SUSPENDED_PASSIVE), false, mig_cmd_image_save },
     [MIG_CMD_IMAGE_LOAD] = { ST(RUNNING) | ST(LOADING), false, mig_cmd_image_load },
+    [MIG_CMD_SAVE_RESET] = { ST(SUSPENDED_ACTIVE) | ST(SUSPENDED_PASSIVE), false, mig_cmd_save_reset },
 };
 
 void mig_fw_command(struct mig_fw *fw, const struct mig_cmd *cmd, struct mig_resp *resp)

@@ -1,5 +1,8 @@
 /* mig_cmd_precopy.c — PreCopy-Start/Stop: dirty tracking on and off. While it is on, each
- * save pass after the first carries only the rows written since the pass before (DA8). */
+ * save pass after the first carries only the rows written since the pass before (DA8).
+ * Save-Reset starts the save over for a suspended function: pre-copy ended while it stays
+ * suspended-active (VFIO's PRE_COPY_P2P -> RUNNING_P2P), or a pass the PF could not deliver
+ * abandoned; either way the next pass must be a full image. */
 #include "mig_cmds.h"
 
 static int track(struct mig_fw *fw, unsigned fn, bool on, struct mig_resp *resp)
@@ -25,6 +28,13 @@ int mig_cmd_precopy_stop(struct mig_fw *fw, const struct mig_cmd *cmd, struct mi
     if (rc != MIG_OK) return rc;
     mig_save_reset(fw);
     return mig_state_cas(fw, cmd->fn, MIG_ST_PRECOPY, MIG_ST_RUNNING, resp);
+}
+
+int mig_cmd_save_reset(struct mig_fw *fw, const struct mig_cmd *cmd, struct mig_resp *resp)
+{
+    int rc = mig_precopy_off(fw, cmd->fn, resp);
+    if (rc == MIG_OK) mig_save_reset(fw); /* untracked too: a pass cut short starts over */
+    return rc;
 }
 
 /* used by Resume-Active: the source runs again untracked */

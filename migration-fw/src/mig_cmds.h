@@ -9,7 +9,7 @@
 typedef int mig_handler_fn(struct mig_fw *fw, const struct mig_cmd *cmd, struct mig_resp *resp);
 
 mig_handler_fn mig_cmd_query_tag, mig_cmd_query_block_size, mig_cmd_query_size_left;
-mig_handler_fn mig_cmd_precopy_start, mig_cmd_precopy_stop;
+mig_handler_fn mig_cmd_precopy_start, mig_cmd_precopy_stop, mig_cmd_save_reset;
 mig_handler_fn mig_cmd_dev_throttle;
 mig_handler_fn mig_cmd_suspend_active, mig_cmd_suspend_passive;
 mig_handler_fn mig_cmd_resume_passive, mig_cmd_resume_active;

@@ -39,6 +39,40 @@ static bool load_pass(unsigned fn, unsigned n, uint8_t want)
     return load_blocks(&t_dst, fn, IMG, 0, n, &resp) == MIG_OK && resp.answer == want;
 }
 
+/* PRE_COPY_P2P -> RUNNING_P2P -> ... -> STOP_COPY: pre-copy ended by Save-Reset while
+ * suspended-active, the stop-copy pass that follows must be full, or a fresh destination
+ * refuses it; and a final pass cut short (the PF could not deliver it) starts over */
+static void save_reset_test(void)
+{
+    struct mig_resp resp;
+    uint8_t answer;
+    rig_init(&t_src);
+    rig_init(&t_dst);
+    fill_fn(&t_src.nic, 1, 4, 2, 5);
+    bool ok = run(&t_src, MIG_CMD_PRECOPY_START, 1, 0, 0, &resp) == MIG_OK;
+    ok &= save_pass(&t_src, 1, IMG, &answer) > 0 && answer == MIG_SAVE_PASS_END;
+    touch(&t_src.nic, MIG_TABLE_QP, 1, 2, MIG_QPF_NEXT_PSN);
+    ok &= run(&t_src, MIG_CMD_SUSPEND_ACTIVE, 1, 0, 0, &resp) == MIG_OK;
+    ok &= run(&t_src, MIG_CMD_SAVE_RESET, 1, 0, 0, &resp) == MIG_OK && resp.state == MIG_ST_SUSPENDED_ACTIVE;
+    ok &= t_src.nic.tracking[1] == false;
+    ok &= run(&t_src, MIG_CMD_SUSPEND_PASSIVE, 1, 0, 0, &resp) == MIG_OK;
+    unsigned n = save_pass(&t_src, 1, IMG, &answer);
+    ok &= t_last_pass_flags == (MIG_IMG_FULL | MIG_IMG_FINAL);
+    ok &= pass_rows(&t_src, n, MIG_BLK_QP, MIG_TABLE_QP, 16) == 0xF;
+    ok &= load_pass(3, n, MIG_LOAD_COMMITTED) && fn_equal(&t_src.nic, 1, &t_dst.nic, 3);
+    if (ok) t_pass("Save-Reset while suspended-active: tracking off, the final pass is FULL (4 QPs) and commits alone on fn 3");
+    else t_fail("pre-copy", "save reset", n, t_last_pass_flags);
+
+    /* two blocks of a final pass, then Save-Reset: the next save is the header of a new pass */
+    ok = run(&t_src, MIG_CMD_IMAGE_SAVE, 1, IMG, 0, &resp) == MIG_OK && resp.value[0] == 0;
+    ok &= run(&t_src, MIG_CMD_IMAGE_SAVE, 1, IMG, 0, &resp) == MIG_OK && resp.value[0] == 1;
+    ok &= run(&t_src, MIG_CMD_SAVE_RESET, 1, 0, 0, &resp) == MIG_OK && resp.state == MIG_ST_SUSPENDED_PASSIVE;
+    ok &= run(&t_src, MIG_CMD_IMAGE_SAVE, 1, IMG, 0, &resp) == MIG_OK && resp.value[0] == 0 &&
+          resp.value[1] == MIG_BLK_HDR && resp.value[2] == (MIG_IMG_FULL | MIG_IMG_FINAL);
+    if (ok) t_pass("Save-Reset while suspended-passive: a pass cut short after 2 blocks starts over at a FULL header");
+    else t_fail("pre-copy", "save reset mid-pass", resp.value[0], resp.value[1]);
+}
+
 void precopy_tests(void)
 {
     struct mig_resp resp;
@@ -94,4 +128,5 @@ void precopy_tests(void)
     ok &= fn_equal(&t_src.nic, 2, &t_dst.nic, 0);
     if (ok) t_pass("pre-copy: final pass carries only QP 9; the destination's staged passes commit byte-exact (MR 11 absent)");
     else t_fail("pre-copy", "final pass", n, answer);
+    save_reset_test();
 }

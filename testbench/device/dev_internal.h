@@ -8,7 +8,10 @@
  *   dev_wire.c     the port handed to another device or attached later (live migration)
  *   dev_model.c    which composed model (C / RTL) and its interface text, built in
  *   dev_mig_fsm.c  the VFIO uAPI v2 state machine (next arc), pure
- *   dev_vfio.c     the VFIO-shaped migration interface: arcs -> firmware commands, the streams
+ *   dev_vfio.c     the VFIO-shaped migration interface: arcs -> firmware commands, states
+ *   dev_mig_stream.c  the data streams of a transfer (save socket, load pipe and its loader)
+ *   dev_mig_reset.c   VFIO_DEVICE_RESET of one function: back to RUNNING with no objects
+ *   dev_mig_fault.c   the firmware's HAL over this NIC, with the failure test hook
  *   dev_dirty.c    DMA dirty-page logging of the device's writes */
 #ifndef HLSNIC_DEV_INTERNAL_H
 #define HLSNIC_DEV_INTERNAL_H
@@ -68,6 +71,9 @@ typedef struct {
 /* ---- migration of one function (dev_vfio.c) ---- */
 typedef struct {
     enum hlsnic_mig_state state;
+    /* the firmware's context for this function: each function migrates on its own, so no
+     * function's migration (or ERROR) holds up another's */
+    struct mig_fw fw;
     /* save stream (STOP_COPY, PRE_COPY*): the device writes save_wfd; save_peek is its own copy
      * of the reader's end, for the bytes not read yet (FIONREAD) */
     int save_wfd, save_peek;
@@ -79,6 +85,13 @@ typedef struct {
     int load_err;                    /* 0, or the negative errno the load ends with */
     bool committed;                  /* the FINAL pass's end block was loaded */
 } dev_mig_fn_t;
+
+/* ---- test hook: one HAL op of one function fails after `skip` more calls ---- */
+typedef struct {
+    bool armed;
+    enum hlsnic_test_hal_op op;
+    unsigned fn, skip;
+} dev_hal_fault_t;
 
 /* ---- DMA dirty-page logging (dev_dirty.c) ---- */
 typedef struct {
@@ -135,10 +148,13 @@ struct hlsnic_dev {
     dev_map_t *maps;
     size_t nmaps, cap_maps;
 
-    /* migration: the firmware linked in as the embedded controller, its HAL over this NIC */
+    /* migration: the firmware linked in as the embedded controller (a context per function,
+     * dev_mig_fn_t), its HAL over this NIC */
     pthread_mutex_t vfio_mu;         /* one VFIO call at a time (taken before mu, never after) */
-    struct mig_fw fw;
     struct mig_hal_tb hal;
+    const struct mig_hal_ops *hal_tb_ops; /* the testbench's ops, which hal_ops wraps */
+    struct mig_hal_ops hal_ops;
+    dev_hal_fault_t hal_fault;       /* test hook: the next failing HAL op (dev_mig_fault.c) */
     bool fw_ready;
     uint8_t *blk;                    /* the PF driver's image block buffer (DMA-mapped) */
     dev_mig_fn_t mig[NIC_FNS];
@@ -180,6 +196,29 @@ void dev_dirty_free(hlsnic_dev_t *d);
 /* dev_vfio.c: at open (before the clock thread) and close */
 int dev_vfio_open(hlsnic_dev_t *d, char *err, size_t errlen);
 void dev_vfio_close(hlsnic_dev_t *d);
+/* dev_vfio.c: one firmware command on fn's context (mu held): its mig_status, *r its answer */
+int dev_fw(hlsnic_dev_t *d, unsigned fn, uint8_t op, struct mig_resp *r);
+/* a firmware refusal as the uAPI's errno */
+int dev_fw_errno(const struct mig_resp *r);
+
+/* dev_mig_stream.c (mu held unless said) */
+int dev_save_open(dev_mig_fn_t *m, int *data_fd);
+void dev_save_end(dev_mig_fn_t *m);
+/* bytes of the save stream the caller has not read */
+uint64_t dev_save_unread(const dev_mig_fn_t *m);
+/* one pass into the save stream: Image-Save until its end block (want_final: the FINAL
+ * pass's), or nothing when pre-copy has nothing new. 0 or a negative errno. */
+int dev_save_pass(hlsnic_dev_t *d, unsigned fn, bool want_final);
+int dev_load_open(hlsnic_dev_t *d, unsigned fn, int *data_fd);
+/* the caller is done writing: the loader takes what is in the pipe and ends (mu not held) */
+void dev_load_end(dev_mig_fn_t *m);
+void dev_close_fd(int *fd);
+
+/* dev_mig_reset.c: fn frozen, its QP, CQ and MR rows cleared, back to RUNNING (mu held) */
+int dev_mig_reset_fn(hlsnic_dev_t *d, unsigned fn);
+
+/* dev_mig_fault.c: the HAL the firmware contexts use (at open) */
+struct mig_hal dev_mig_hal(hlsnic_dev_t *d);
 
 /* dev_port.c: 0, or -1 with the reason in err */
 int dev_port_open(dev_port_t *p, const char *wire, char *err, size_t errlen);

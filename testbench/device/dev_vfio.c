@@ -1,13 +1,15 @@
 /* dev_vfio.c — the VFIO-v2-shaped migration interface of one function (hlsnic_vfio.h;
  * docs/live-migration.md): each arc of the uAPI done with the migration firmware's commands,
- * the way mlx5's variant driver maps its firmware's, and the data streams.
+ * the way mlx5's variant driver maps its firmware's, and the state the function is truly in
+ * after an arc that failed.
  *
- * The firmware (migration-fw, the NIC's embedded controller) is linked in and reaches the NIC
- * through the same HAL the migration testbench uses (testbench/migration/mig_hal_tb.c). A
+ * The firmware (migration-fw, the NIC's embedded controller) is linked in with one context
+ * per function, so functions migrate independently, and reaches the NIC through the HAL the
+ * migration testbench uses (testbench/migration/mig_hal_tb.c, wrapped by dev_mig_fault.c). A
  * firmware command runs in the caller's thread holding the device lock: the NIC steps inside
  * it for every cycle the command takes, as the clock thread would, and the port is serviced
- * after it. Mailbox commands of the driver still in flight are answered first (the firmware's
- * context commands share ctrl's queue).
+ * after it. Mailbox commands of the driver still in flight are answered first (the
+ * firmware's context commands share ctrl's queue).
  *
  *   arc                               firmware commands
  *   RUNNING -> RUNNING_P2P            Suspend-Active
@@ -20,7 +22,8 @@
  *   PRE_COPY -> RUNNING               PreCopy-Stop (the stream ends)
  *   PRE_COPY -> PRE_COPY_P2P          Suspend-Active
  *   PRE_COPY_P2P -> PRE_COPY          Resume-Active, PreCopy-Start (the next pass is full)
- *   PRE_COPY_P2P -> RUNNING_P2P       (the stream ends; the function stays suspended-active)
+ *   PRE_COPY_P2P -> RUNNING_P2P       Save-Reset: pre-copy ends, tracking off (the stream ends;
+ *                                     the function stays suspended-active)
  *   RUNNING_P2P -> PRE_COPY_P2P       a new stream, empty for now: the firmware saves only
  *                                     while tracked-running or frozen, so the pre-copy data of
  *                                     this path is none and the stop-copy pass is full
@@ -33,15 +36,9 @@
 #include "dev_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "mig_image.h"
 
@@ -50,20 +47,19 @@
 unsigned hlsnic_vfio_caps(void) { return HLSNIC_MIG_CAP_STOP_COPY | HLSNIC_MIG_CAP_P2P | HLSNIC_MIG_CAP_PRE_COPY; }
 
 /* ---- one firmware command (mu held) ---- */
-static int fw(hlsnic_dev_t *d, unsigned fn, uint8_t op, uint8_t flags, struct mig_resp *r) {
+int dev_fw(hlsnic_dev_t *d, unsigned fn, uint8_t op, struct mig_resp *r) {
     memset(r, 0, sizeof *r);
     if (!dev_settle_commands(d, SETTLE_CYCLES)) {
         r->status = MIG_E_TIMEOUT;
         return r->status;
     }
-    struct mig_cmd c = {.opcode = op, .fn = (uint8_t)fn, .flags = flags, .host_addr = (uintptr_t)d->blk};
-    mig_fw_command(&d->fw, &c, r);
+    struct mig_cmd c = {.opcode = op, .fn = (uint8_t)fn, .host_addr = (uintptr_t)d->blk};
+    mig_fw_command(&d->mig[fn].fw, &c, r);
     dev_service(d);
     return r->status;
 }
 
-/* a firmware refusal as the uAPI's errno */
-static int fw_errno(const struct mig_resp *r) {
+int dev_fw_errno(const struct mig_resp *r) {
     switch (r->status) {
     case MIG_OK: return 0;
     case MIG_E_BUSY: return -EBUSY;
@@ -74,187 +70,67 @@ static int fw_errno(const struct mig_resp *r) {
 
 static int fw_errno_cmd(hlsnic_dev_t *d, unsigned fn, uint8_t op) {
     struct mig_resp r;
-    fw(d, fn, op, 0, &r);
-    return fw_errno(&r);
-}
-
-/* ---- the save stream ---- */
-static void close_fd(int *fd) {
-    if (*fd >= 0) close(*fd);
-    *fd = -1;
-}
-
-/* A stream socket pair: the caller reads *data_fd (non-blocking: at a temporary end of
- * pre-copy data a read answers EAGAIN), the device sends on the other end with MSG_NOSIGNAL,
- * so a caller that closed its end early costs an error, never a SIGPIPE. save_peek is the
- * device's own copy of the caller's end: the bytes not read yet (FIONREAD), whatever the
- * caller closed. */
-static int open_save_stream(dev_mig_fn_t *m, int *data_fd) {
-    int p[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p)) return -errno;
-    (void)fcntl(p[0], F_SETFL, O_NONBLOCK);
-    shutdown(p[0], SHUT_WR);
-    shutdown(p[1], SHUT_RD);
-    m->save_peek = fcntl(p[0], F_DUPFD_CLOEXEC, 0);
-    if (m->save_peek < 0) {
-        int e = -errno;
-        close(p[0]);
-        close(p[1]);
-        return e;
-    }
-    m->save_wfd = p[1];
-    m->written = m->initial = 0;
-    *data_fd = p[0];
-    return 0;
-}
-
-static void end_save_stream(dev_mig_fn_t *m) {
-    close_fd(&m->save_wfd); /* the reader sees the end of the stream (read() == 0) */
-    close_fd(&m->save_peek);
-}
-
-static uint64_t unread(const dev_mig_fn_t *m) {
-    int n = 0;
-    return m->save_peek >= 0 && ioctl(m->save_peek, FIONREAD, &n) == 0 && n > 0 ? (uint64_t)n : 0;
-}
-
-/* Save one pass into the stream (mu held): Image-Save until the pass's end block, or nothing
- * when pre-copy has nothing new. 0 or a negative errno. */
-static int save_pass(hlsnic_dev_t *d, unsigned fn, bool want_final) {
-    dev_mig_fn_t *m = &d->mig[fn];
-    for (unsigned k = 0; k < 4096; k++) { /* a pass is at most a few dozen blocks */
-        struct mig_resp r;
-        if (fw(d, fn, MIG_CMD_IMAGE_SAVE, 0, &r) != MIG_OK) return fw_errno(&r);
-        if (r.answer == MIG_SAVE_NOTHING_NOW) return 0;
-        /* a socket buffer holds several passes; the reader being that far behind is an error */
-        if (send(m->save_wfd, d->blk, MIG_BLOCK_SIZE, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)MIG_BLOCK_SIZE) return -EIO;
-        m->written += MIG_BLOCK_SIZE;
-        if (r.answer == MIG_SAVE_PASS_END && (!want_final || (r.value[2] & MIG_IMG_FINAL))) return 0;
-    }
-    return -EIO;
-}
-
-/* ---- the load stream: a thread feeds the firmware block by block as the caller writes ---- */
-static void load_block(hlsnic_dev_t *d, unsigned fn, const uint8_t *b) {
-    dev_mig_fn_t *m = &d->mig[fn];
-    if (m->load_err) return; /* refused already: the rest is read and dropped */
-    if (m->committed) {
-        m->load_err = -EINVAL; /* data after the image's end */
-        return;
-    }
-    dev_lock(d);
-    memcpy(d->blk, b, MIG_BLOCK_SIZE);
-    struct mig_resp r;
-    fw(d, fn, MIG_CMD_IMAGE_LOAD, 0, &r);
-    pthread_mutex_unlock(&d->mu);
-    if (r.status != MIG_OK) m->load_err = fw_errno(&r);
-    else if (r.answer == MIG_LOAD_COMMITTED) m->committed = true;
-}
-
-typedef struct {
-    hlsnic_dev_t *d;
-    unsigned fn;
-} loader_arg_t;
-
-static void *loader_main(void *arg) {
-    loader_arg_t a = *(loader_arg_t *)arg;
-    free(arg);
-    dev_mig_fn_t *m = &a.d->mig[a.fn];
-    uint8_t b[MIG_BLOCK_SIZE];
-    size_t have = 0;
-    bool stopping = false;
-    for (;;) {
-        struct pollfd p[2] = {{.fd = m->load_rfd, .events = POLLIN}, {.fd = m->load_stop, .events = POLLIN}};
-        if (!stopping && poll(p, 2, -1) < 0 && errno != EINTR) break;
-        if (p[1].revents & POLLIN) stopping = true; /* take what was written, then end */
-        ssize_t n = read(m->load_rfd, b + have, sizeof b - have);
-        if (n == 0) break; /* the writer closed the stream */
-        if (n < 0) {
-            if (errno == EAGAIN && stopping) break;
-            if (errno == EAGAIN || errno == EINTR) continue;
-            m->load_err = -EIO;
-            break;
-        }
-        have += (size_t)n;
-        if (have == sizeof b) {
-            load_block(a.d, a.fn, b);
-            have = 0;
-        }
-    }
-    if (have && !m->load_err) m->load_err = -EINVAL; /* a block cut short */
-    return NULL;
-}
-
-static int open_load_stream(hlsnic_dev_t *d, unsigned fn, int *data_fd) {
-    dev_mig_fn_t *m = &d->mig[fn];
-    int p[2];
-    if (pipe2(p, O_CLOEXEC)) return -errno;
-    (void)fcntl(p[0], F_SETFL, O_NONBLOCK);
-    m->load_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    loader_arg_t *a = malloc(sizeof *a);
-    m->load_err = 0;
-    m->committed = false;
-    m->load_rfd = p[0];
-    if (m->load_stop < 0 || !a) goto fail;
-    *a = (loader_arg_t){d, fn};
-    if (pthread_create(&m->loader, NULL, loader_main, a)) goto fail;
-    m->loader_started = true;
-    *data_fd = p[1];
-    return 0;
-fail:
-    free(a);
-    close_fd(&m->load_stop);
-    close_fd(&m->load_rfd);
-    close(p[1]);
-    return -ENOMEM;
-}
-
-/* the caller is done writing: the loader takes what is in the pipe and ends (mu not held) */
-static void end_load_stream(dev_mig_fn_t *m) {
-    if (!m->loader_started) return;
-    uint64_t one = 1;
-    ssize_t w = write(m->load_stop, &one, sizeof one);
-    (void)w;
-    pthread_join(m->loader, NULL);
-    m->loader_started = false;
-    close_fd(&m->load_stop);
-    close_fd(&m->load_rfd);
+    dev_fw(d, fn, op, &r);
+    return dev_fw_errno(&r);
 }
 
 /* ---- the arcs ---- */
 static int fw_state(hlsnic_dev_t *d, unsigned fn) {
     struct mig_resp r;
-    fw(d, fn, MIG_CMD_QUERY_TAG, 0, &r);
+    dev_fw(d, fn, MIG_CMD_QUERY_TAG, &r);
     return r.state;
 }
 
-/* The firmware gives the function up from wherever it is: RUNNING, tracking off. */
-static int fw_abort(hlsnic_dev_t *d, unsigned fn) {
-    int rc = 0;
+/* After an arc failed: the state the function is in, read from its firmware context and its
+ * streams (mu held). A stream no such state keeps is ended; a suspended function whose save
+ * did not go through starts its save over, so a later stop-copy is a full image. ERROR when
+ * the firmware's state and the streams name no state of the uAPI, or the clean-up fails. */
+static enum hlsnic_mig_state true_state(hlsnic_dev_t *d, unsigned fn) {
+    dev_mig_fn_t *m = &d->mig[fn];
+    bool saving = m->save_wfd >= 0;
     switch (fw_state(d, fn)) {
-    case MIG_ST_PRECOPY: return fw_errno_cmd(d, fn, MIG_CMD_PRECOPY_STOP);
-    case MIG_ST_SUSPENDED_PASSIVE:
-        if ((rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_PASSIVE))) return rc;
-        /* fall through */
+    case MIG_ST_RUNNING: /* running and untracked: whatever stream there was is over */
+        dev_save_end(m);
+        return HLSNIC_MIG_RUNNING;
+    case MIG_ST_PRECOPY:
+        if (saving) return HLSNIC_MIG_PRE_COPY;
+        return fw_errno_cmd(d, fn, MIG_CMD_PRECOPY_STOP) ? HLSNIC_MIG_ERROR : HLSNIC_MIG_RUNNING;
     case MIG_ST_SUSPENDED_ACTIVE:
-    case MIG_ST_LOADING: return fw_errno_cmd(d, fn, MIG_CMD_RESUME_ACTIVE);
-    default: return 0;
+        if (saving) return HLSNIC_MIG_PRE_COPY_P2P;
+        return fw_errno_cmd(d, fn, MIG_CMD_SAVE_RESET) ? HLSNIC_MIG_ERROR : HLSNIC_MIG_RUNNING_P2P;
+    case MIG_ST_SUSPENDED_PASSIVE: /* frozen: STOP, its stream (if any) cut off */
+        dev_save_end(m);
+        return fw_errno_cmd(d, fn, MIG_CMD_SAVE_RESET) ? HLSNIC_MIG_ERROR : HLSNIC_MIG_STOP;
+    default: return HLSNIC_MIG_ERROR; /* LOADING is RESUMING only with its stream: not after a failure */
     }
 }
 
-/* One arc cur -> next. 0, with *data_fd set when it opened a stream; or a negative errno with
- * *to_error set when the function is left in no state the uAPI can name. mu not held (the
- * RESUMING -> STOP arc waits for the loader, which takes it). */
+/* The firmware gives the function up from a load: back to RUNNING, empty. */
+static void fw_abandon_load(hlsnic_dev_t *d, unsigned fn) {
+    switch (fw_state(d, fn)) {
+    case MIG_ST_SUSPENDED_PASSIVE:
+        if (fw_errno_cmd(d, fn, MIG_CMD_RESUME_PASSIVE)) return;
+        /* fall through */
+    case MIG_ST_SUSPENDED_ACTIVE:
+    case MIG_ST_LOADING: fw_errno_cmd(d, fn, MIG_CMD_RESUME_ACTIVE); return;
+    default: return;
+    }
+}
+
+/* One arc cur -> next. 0, with *data_fd set when it opened a stream; or a negative errno,
+ * with *to_error set when the function is to be reported in ERROR whatever it runs as (a
+ * refused load). mu not held (the RESUMING -> STOP arc waits for the loader, which takes it). */
 static int arc(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state cur, enum hlsnic_mig_state next, int *data_fd,
                bool *to_error) {
     dev_mig_fn_t *m = &d->mig[fn];
     int rc = 0;
     if (cur == HLSNIC_MIG_RESUMING) { /* -> STOP */
-        end_load_stream(m);
+        dev_load_end(m);
         dev_lock(d);
         if (!m->committed) {
-            rc = m->load_err ? m->load_err : -EINVAL; /* refused, or the image never ended */
-            fw_abort(d, fn);                          /* nothing was written: back to RUNNING */
+            /* refused, or the image never ended: the uAPI's ERROR for bad data; reset leaves it */
+            rc = m->load_err ? m->load_err : -EINVAL;
+            fw_abandon_load(d, fn);
             *to_error = true;
         }
         pthread_mutex_unlock(&d->mu);
@@ -268,45 +144,39 @@ static int arc(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state cur, enum hls
     case HLSNIC_MIG_STOP << 4 | HLSNIC_MIG_RUNNING_P2P: rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_PASSIVE); break;
     case HLSNIC_MIG_RUNNING_P2P << 4 | HLSNIC_MIG_RUNNING: rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_ACTIVE); break;
     case HLSNIC_MIG_STOP << 4 | HLSNIC_MIG_STOP_COPY:
-        if (!(rc = open_save_stream(m, data_fd)) && (rc = save_pass(d, fn, true))) {
-            end_save_stream(m);
-            close_fd(data_fd);
-        }
-        if (!rc) end_save_stream(m); /* the whole image is in the pipe: its end follows */
+        if (!(rc = dev_save_open(m, data_fd))) rc = dev_save_pass(d, fn, true);
+        dev_save_end(m); /* the whole image is in the socket, or it broke: either way no more comes */
         break;
-    case HLSNIC_MIG_STOP_COPY << 4 | HLSNIC_MIG_STOP:
-    case HLSNIC_MIG_PRE_COPY_P2P << 4 | HLSNIC_MIG_RUNNING_P2P: end_save_stream(m); break;
+    case HLSNIC_MIG_STOP_COPY << 4 | HLSNIC_MIG_STOP: dev_save_end(m); break;
     case HLSNIC_MIG_RUNNING << 4 | HLSNIC_MIG_PRE_COPY:
         if ((rc = fw_errno_cmd(d, fn, MIG_CMD_PRECOPY_START))) break;
-        if (!(rc = open_save_stream(m, data_fd)) && !(rc = save_pass(d, fn, false))) {
-            m->initial = m->written;
-            break;
-        }
-        if (*data_fd >= 0) {
-            end_save_stream(m);
-            close_fd(data_fd);
-        }
-        fw_errno_cmd(d, fn, MIG_CMD_PRECOPY_STOP); /* back where it was */
+        if (!(rc = dev_save_open(m, data_fd)) && !(rc = dev_save_pass(d, fn, false))) m->initial = m->written;
+        else dev_save_end(m);
         break;
-    case HLSNIC_MIG_RUNNING_P2P << 4 | HLSNIC_MIG_PRE_COPY_P2P: rc = open_save_stream(m, data_fd); break;
+    case HLSNIC_MIG_RUNNING_P2P << 4 | HLSNIC_MIG_PRE_COPY_P2P: rc = dev_save_open(m, data_fd); break;
     case HLSNIC_MIG_PRE_COPY << 4 | HLSNIC_MIG_RUNNING:
-        rc = fw_errno_cmd(d, fn, MIG_CMD_PRECOPY_STOP);
-        if (!rc) end_save_stream(m);
+        if (!(rc = fw_errno_cmd(d, fn, MIG_CMD_PRECOPY_STOP))) dev_save_end(m);
         break;
     case HLSNIC_MIG_PRE_COPY_P2P << 4 | HLSNIC_MIG_PRE_COPY:
-        if (!(rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_ACTIVE)) && (rc = fw_errno_cmd(d, fn, MIG_CMD_PRECOPY_START)))
-            *to_error = true; /* running, but not tracked: neither state */
+        if (!(rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_ACTIVE))) rc = fw_errno_cmd(d, fn, MIG_CMD_PRECOPY_START);
+        break;
+    case HLSNIC_MIG_PRE_COPY_P2P << 4 | HLSNIC_MIG_RUNNING_P2P:
+        if (!(rc = fw_errno_cmd(d, fn, MIG_CMD_SAVE_RESET))) dev_save_end(m);
         break;
     case HLSNIC_MIG_PRE_COPY_P2P << 4 | HLSNIC_MIG_STOP_COPY:
         if ((rc = fw_errno_cmd(d, fn, MIG_CMD_SUSPEND_PASSIVE))) break;
-        rc = save_pass(d, fn, true);
-        end_save_stream(m); /* complete or broken: either way no more comes */
+        rc = dev_save_pass(d, fn, true);
+        dev_save_end(m); /* complete or broken: either way no more comes */
         break;
     case HLSNIC_MIG_STOP << 4 | HLSNIC_MIG_RESUMING:
-        if ((rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_PASSIVE))) break;
-        if ((rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_ACTIVE)) || (rc = open_load_stream(d, fn, data_fd))) *to_error = true;
+        if (!(rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_PASSIVE)) && !(rc = fw_errno_cmd(d, fn, MIG_CMD_RESUME_ACTIVE)))
+            rc = dev_load_open(d, fn, data_fd);
         break;
     default: rc = -EINVAL; /* the state machine never asks for another arc */
+    }
+    if (rc) {
+        dev_close_fd(data_fd);
+        m->state = true_state(d, fn);
     }
     pthread_mutex_unlock(&d->mu);
     return rc;
@@ -323,13 +193,6 @@ int hlsnic_vfio_get_state(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state *s
     return 0;
 }
 
-/* another function of this device is in a migration state: the firmware serves one at a time */
-static bool other_migrating(const hlsnic_dev_t *d, unsigned fn) {
-    for (unsigned f = 0; f < NIC_FNS; f++)
-        if (f != fn && d->mig[f].state != HLSNIC_MIG_RUNNING) return true;
-    return false;
-}
-
 int hlsnic_vfio_set_state(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state want, int *data_fd) {
     int fd_out = -1, rc = 0;
     if (data_fd) *data_fd = -1;
@@ -337,14 +200,13 @@ int hlsnic_vfio_set_state(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state wa
     pthread_mutex_lock(&d->vfio_mu);
     dev_mig_fn_t *m = &d->mig[fn];
     if (want == HLSNIC_MIG_ERROR) rc = -EINVAL; /* ERROR can never be asked for */
-    else if (m->state != want && other_migrating(d, fn)) rc = -EBUSY;
     while (!rc && m->state != want) {
         enum hlsnic_mig_state next;
         if ((rc = hlsnic_mig_next_state(hlsnic_vfio_caps(), m->state, want, &next))) break;
         bool to_error = false;
         int fd = -1;
-        rc = arc(d, fn, m->state, next, &fd, &to_error);
-        if (rc) {
+        /* a failed arc has set m->state to the state the function is truly in */
+        if ((rc = arc(d, fn, m->state, next, &fd, &to_error))) {
             if (to_error) m->state = HLSNIC_MIG_ERROR;
             break;
         }
@@ -352,9 +214,9 @@ int hlsnic_vfio_set_state(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state wa
         if (fd >= 0) fd_out = fd; /* only the last arc of a walk opens a stream */
     }
     pthread_mutex_unlock(&d->vfio_mu);
-    if (rc) close_fd(&fd_out);
+    if (rc) dev_close_fd(&fd_out);
     if (data_fd) *data_fd = fd_out;
-    else close_fd(&fd_out);
+    else dev_close_fd(&fd_out);
     return rc;
 }
 
@@ -362,12 +224,12 @@ int hlsnic_vfio_reset(hlsnic_dev_t *d, unsigned fn) {
     if (!fn_ok(d, fn)) return -EINVAL;
     pthread_mutex_lock(&d->vfio_mu);
     dev_mig_fn_t *m = &d->mig[fn];
-    end_load_stream(m);
+    dev_load_end(m);
     dev_lock(d);
-    end_save_stream(m);
-    int rc = fw_abort(d, fn);
+    dev_save_end(m);
+    int rc = dev_mig_reset_fn(d, fn);
+    m->state = rc ? HLSNIC_MIG_ERROR : HLSNIC_MIG_RUNNING;
     pthread_mutex_unlock(&d->mu);
-    if (!rc) m->state = HLSNIC_MIG_RUNNING;
     pthread_mutex_unlock(&d->vfio_mu);
     return rc;
 }
@@ -382,8 +244,8 @@ int hlsnic_vfio_precopy_info(hlsnic_dev_t *d, unsigned fn, uint64_t *initial_byt
     } else {
         dev_lock(d);
         /* read to its end while the function runs tracked: the next pass of what changed */
-        if (!unread(m) && m->state == HLSNIC_MIG_PRE_COPY) rc = save_pass(d, fn, false);
-        uint64_t left = unread(m), consumed = m->written - left;
+        if (!dev_save_unread(m) && m->state == HLSNIC_MIG_PRE_COPY) rc = dev_save_pass(d, fn, false);
+        uint64_t left = dev_save_unread(m), consumed = m->written - left;
         *initial_bytes = m->initial > consumed ? m->initial - consumed : 0;
         *dirty_bytes = left - *initial_bytes;
         pthread_mutex_unlock(&d->mu);
@@ -406,19 +268,21 @@ int hlsnic_vfio_data_size(hlsnic_dev_t *d, unsigned fn, uint64_t *stop_copy_leng
 
 /* ---- open / close ---- */
 int dev_vfio_open(hlsnic_dev_t *d, char *err, size_t errlen) {
-    for (unsigned f = 0; f < NIC_FNS; f++)
-        d->mig[f] = (dev_mig_fn_t){.state = HLSNIC_MIG_RUNNING, .save_wfd = -1, .save_peek = -1, .load_rfd = -1,
-                                   .load_stop = -1};
     d->blk = aligned_alloc(4096, 4096);
     if (!d->blk || hlsnic_dev_dma_map(d, d->blk, MIG_BLOCK_SIZE)) {
         snprintf(err, errlen, "migration: no memory for the image block buffer");
         return -1;
     }
-    struct mig_hal hal = mig_hal_tb(&d->hal, d->tb, 0);
-    struct mig_resp r;
-    if (mig_fw_init(&d->fw, &hal, &r) != MIG_OK) {
-        snprintf(err, errlen, "migration firmware: init answered status %u reason %u", r.status, r.reason);
-        return -1;
+    struct mig_hal hal = dev_mig_hal(d);
+    for (unsigned f = 0; f < NIC_FNS; f++) {
+        dev_mig_fn_t *m = &d->mig[f];
+        *m = (dev_mig_fn_t){.state = HLSNIC_MIG_RUNNING, .save_wfd = -1, .save_peek = -1, .load_rfd = -1, .load_stop = -1};
+        struct mig_resp r;
+        if (mig_fw_init(&m->fw, &hal, &r) != MIG_OK) {
+            snprintf(err, errlen, "migration firmware, function %u: init answered status %u reason %u", f, r.status,
+                     r.reason);
+            return -1;
+        }
     }
     d->fw_ready = true;
     return 0;
@@ -426,8 +290,8 @@ int dev_vfio_open(hlsnic_dev_t *d, char *err, size_t errlen) {
 
 void dev_vfio_close(hlsnic_dev_t *d) {
     for (unsigned f = 0; f < NIC_FNS; f++) {
-        end_load_stream(&d->mig[f]);
-        end_save_stream(&d->mig[f]);
+        dev_load_end(&d->mig[f]);
+        dev_save_end(&d->mig[f]);
     }
     free(d->blk);
 }

@@ -8,8 +8,10 @@
  *     walks the uAPI's arcs, each one done with the migration firmware's commands;
  *   - the data stream of a transfer: a real file descriptor (a socket to read, a pipe to
  *     write) handed out by the arcs that open one (STOP -> STOP_COPY, RUNNING -> PRE_COPY,
- *     RUNNING_P2P -> PRE_COPY_P2P, STOP -> RESUMING), read in STOP_COPY / PRE_COPY(_P2P) and
- *     written in RESUMING;
+ *     RUNNING_P2P -> PRE_COPY_P2P, STOP -> RESUMING), read in STOP_COPY / PRE_COPY(_P2P)
+ *     (hlsnic_vfio_read: the kernel's ENOMSG at pre-copy's temporary end) and written in
+ *     RESUMING;
+ *   - reset of the function (VFIO_DEVICE_RESET): RUNNING, its objects gone;
  *   - the pre-copy info query and the stop-copy size;
  *   - DMA dirty-page logging of the device's writes to host memory (START / REPORT / STOP).
  * Errors are the uAPI's: a negative errno. Not HLS-C: plain C, like hlsnic_dev.h. */
@@ -18,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "hlsnic_dev.h"
 
@@ -60,16 +63,24 @@ int hlsnic_vfio_get_state(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state *s
 /* VFIO_DEVICE_FEATURE_MIG_DEVICE_STATE, SET: walk the arcs to `want`. 0, with *data_fd the
  * new transfer's stream when the last arc opened one (else -1; the caller closes it). An
  * illegal request answers -EINVAL and changes nothing. An arc that fails answers its error
- * and leaves the state where the walk stood, or in ERROR when the arc left the function in no
- * state the uAPI can name (a refused load: the image is discarded, nothing was written).
- * Leaving ERROR takes hlsnic_vfio_reset. Only one function of a device migrates at a time
- * (the firmware's rule): a second answers -EBUSY. */
+ * and leaves the state the function is truly in (GET reports it; it may be off the path,
+ * e.g. STOP after a stop-copy that broke once the function was frozen), or ERROR when no
+ * state names it or the load was refused. Leaving ERROR takes hlsnic_vfio_reset. Every
+ * function of a device migrates on its own: several at once, and one in ERROR holds up none. */
 int hlsnic_vfio_set_state(hlsnic_dev_t *d, unsigned fn, enum hlsnic_mig_state want, int *data_fd);
 
-/* VFIO_DEVICE_RESET for the migration side: whatever the state, the firmware gives the
- * function up (a load abandoned, a suspend resumed) and the state is RUNNING. The function's
- * objects are kept (the model has no function-level reset). 0 or a negative errno. */
+/* VFIO_DEVICE_RESET of the function: whatever the state, ERROR included, its transfer ends
+ * and it is RUNNING with no QP, CQ or MR (its rows cleared while it was frozen), its throttle
+ * off and its queued events dropped; its MAC and IP stay. 0, or -EIO (the state is then
+ * ERROR). */
 int hlsnic_vfio_reset(hlsnic_dev_t *d, unsigned fn);
+
+/* read(2) on a save stream's data_fd as the kernel's migration file answers it: bytes read;
+ * 0 at the end of the stream (STOP_COPY's whole image read, or the stream ended); -1 with
+ * errno ENOMSG at pre-copy's temporary end (nothing to read now: ask PRECOPY_INFO, which
+ * saves the next pass); otherwise read's own errors. A plain read() of the fd gives the same
+ * bytes and EAGAIN where this gives ENOMSG (no socket can answer ENOMSG). */
+ssize_t hlsnic_vfio_read(int data_fd, void *buf, size_t len);
 
 /* VFIO_MIG_GET_PRECOPY_INFO, only in PRE_COPY / PRE_COPY_P2P (-EINVAL otherwise):
  * initial_bytes = bytes of the first (full) pass not read yet; dirty_bytes = the rest of the
@@ -108,5 +119,15 @@ void hlsnic_dma_logging_test_skip(hlsnic_dev_t *d, uint64_t iova);
 /* The same for every DMA write that touches [iova, iova + length), until logging stops: a
  * log broken for good, so a write there is never covered by a later logged one. */
 void hlsnic_dma_logging_test_skip_range(hlsnic_dev_t *d, uint64_t iova, uint64_t length);
+
+/* Test hook, for the tests of failed arcs (never for a driver): the firmware's HAL operation
+ * `op` for function fn fails (as broken hardware: MIG_E_HW to the firmware) on its call after
+ * the next `skip` ones; once. -EINVAL for a bad fn or op. */
+enum hlsnic_test_hal_op {
+    HLSNIC_TEST_HAL_CTX_READ,       /* a context row read (Image-Save, Save-Reset's checks) */
+    HLSNIC_TEST_HAL_CTX_WRITE,      /* a context row write (a load's commit, reset) */
+    HLSNIC_TEST_HAL_ANNOUNCE,       /* the gratuitous ARP of Resume-Active after a load */
+};
+int hlsnic_vfio_test_fail_hal(hlsnic_dev_t *d, unsigned fn, enum hlsnic_test_hal_op op, unsigned skip);
 
 #endif /* HLSNIC_VFIO_H */

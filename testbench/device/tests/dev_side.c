@@ -152,6 +152,12 @@ bool setup(side_t *s, const side_t *peer) {
     return !failures;
 }
 
+bool map_side(hlsnic_dev_t *d, side_t *s) {
+    return !hlsnic_dev_dma_map(d, s->cq[SCQ], 32u << CQ_LOG) && !hlsnic_dev_dma_map(d, s->cq[RCQ], 32u << CQ_LOG) &&
+           !hlsnic_dev_dma_map(d, s->sq, 64u << SQ_LOG) && !hlsnic_dev_dma_map(d, s->rq, 32u << RQ_LOG) &&
+           !hlsnic_dev_dma_map(d, s->mr, MR_LEN - 4096);
+}
+
 /* ---- the datapath, as a provider's post_send / post_recv / poll_cq do it ----------------- */
 void post_send(side_t *s, nic_sq_wqe_t w) {
     s->sq[s->sq_pi & ((1u << SQ_LOG) - 1)] = w;

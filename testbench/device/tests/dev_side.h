@@ -43,6 +43,8 @@ int command(side_t *s, nic_cmd_t c, nic_cmd_resp_t *resp);
 unsigned cq_row(const side_t *s, uint32_t cqn);
 /* rings, MR and one RC QP in RTS towards peer (every step checked) */
 bool setup(side_t *s, const side_t *peer);
+/* s's rings and MR mapped on device d too (a migration's destination: the memory stays) */
+bool map_side(hlsnic_dev_t *d, side_t *s);
 void post_send(side_t *s, nic_sq_wqe_t w);
 void post_recv(side_t *s, nic_rq_wqe_t w);
 /* the next CQE of CQ q by its owner bit; false after DEADLINE_S */
