@@ -20,6 +20,9 @@ void nic_endpoint::transmit() {
         tlp t = std::move(out_.front());
         out_.pop_front();
         fab_.stamp(t);
+        if (quiet_ && nic_dma::from_datapath(t))
+            sent_while_quiet.push_back(std::string(basename()) + ": " + describe(t) + " sent at " +
+                             std::to_string(fab_.now_ns()) + " ns, after " + quiet_why_);
         send(0, std::move(t));
     }
 }
@@ -32,6 +35,17 @@ void nic_endpoint::push(tlp t) {
 void nic_endpoint::send_request(tlp t) {
     t.requester = id;
     push(std::move(t));
+}
+
+size_t nic_endpoint::flush_peer_writes() {
+    size_t n = dma_.flush_peer_writes();
+    fab_.poke();
+    return n;
+}
+
+void nic_endpoint::set_quiet(bool on, const std::string &why) {
+    quiet_ = on;
+    quiet_why_ = why;
 }
 
 void nic_endpoint::register_write(uint64_t off, uint64_t v) {

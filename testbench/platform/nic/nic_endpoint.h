@@ -34,6 +34,14 @@ public:
     // A request another agent of the card makes (its requester id is the NIC's), behind
     // everything already in the outgoing queue.
     void send_request(tlp t);
+    // Suspend-Active's flush read (nic_dma.h), from the card's firmware thread; poll
+    // dma().flushing() for its end.
+    size_t flush_peer_writes();
+    // The link checker: from a function's Suspend-Active answer (`why` says which, and when)
+    // until its resume, a TLP of the NIC's datapath leaving for the link is recorded in
+    // sent_while_quiet. Per NIC: each NIC here runs one function.
+    void set_quiet(bool on, const std::string &why = "");
+    std::vector<std::string> sent_while_quiet;
 
 protected:
     bool can_accept(size_t port, const tlp &t) override;
@@ -47,6 +55,8 @@ private:
     nic_models_t *models_;
     unsigned nic_;
     std::deque<tlp> out_;
+    bool quiet_ = false;
+    std::string quiet_why_;
     sc_core::sc_event out_added_;
     nic_dma dma_;
 };

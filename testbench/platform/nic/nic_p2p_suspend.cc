@@ -8,6 +8,7 @@
 //   nic_p2p_suspend --iface NIC.iface [--mode c|rtl] [--size BYTES]
 //                   [--suspend none|nics-first|device-first|nics-passive-first] [--at NS] [--expect clean|loss]
 //                   [--disable RULE] [--image none|check|corrupt|corrupt-sealed]
+//                   [--switch bridge|per-port] [--flush-read on|off] [--link-check on|off]
 //
 // rc - sw1 - {nicA (2), nicB (3), gpu (4)}, x16 links. B posts one WRITE of --size bytes
 // (default 65536, path MTU 4096) into A's region; --at NS after the post the hypervisor starts.
@@ -32,6 +33,11 @@
 // a bit of A's QP record (POS_VA's bit 12) flipped before the load (the load must refuse the
 // block); corrupt-sealed: the same with the block's CRC computed again (the load takes it;
 // the traffic must go wrong). In both the check must fail.
+//
+// --switch per-port: sw1 keeps order per (ingress, egress) pair only (pcie_switch.h).
+// --flush-read off: the firmware's Suspend-Active skips its flush read (nic_firmware.h).
+// --link-check on (default): a check that neither NIC sent a TLP of its datapath after its
+// Suspend-Active answer (the firmware's, or SUSPEND_FN's as the host sees it).
 #include "cpu_host_ops.h"
 #include "hypervisor.h"
 #include "mem_device.h"
@@ -55,6 +61,8 @@ namespace {
 
 struct options {
     std::string iface, mode = "c", suspend = "none", expect = "clean", image = "none";
+    switch_buffers switches = switch_buffers::bridge;
+    bool flush_read = true, link_check = true;
     unsigned size = 65536;
     double at_ns = 4000;
     order_rule disabled = order_rule::none;
@@ -63,7 +71,8 @@ struct options {
 [[noreturn]] void usage(const std::string &why) {
     fprintf(stderr, "nic_p2p_suspend: %s\nusage: nic_p2p_suspend --iface NIC.iface [--mode c|rtl] [--size BYTES] "
                     "[--suspend none|nics-first|device-first|nics-passive-first] [--at NS] [--expect clean|loss] [--disable RULE] "
-                    "[--image none|check|corrupt|corrupt-sealed]\n", why.c_str());
+                    "[--image none|check|corrupt|corrupt-sealed] [--switch bridge|per-port] [--flush-read on|off] "
+                    "[--link-check on|off]\n", why.c_str());
     exit(2);
 }
 
@@ -79,6 +88,9 @@ options parse(int argc, char **argv) {
         else if (a == "--suspend") o.suspend = v;
         else if (a == "--expect") o.expect = v;
         else if (a == "--image") o.image = v;
+        else if (a == "--switch") { if (v != "bridge" && v != "per-port") usage("--switch: bridge or per-port, not '" + v + "'"); o.switches = v == "per-port" ? switch_buffers::per_port : switch_buffers::bridge; }
+        else if (a == "--flush-read") { if (v != "on" && v != "off") usage("--flush-read: on or off, not '" + v + "'"); o.flush_read = v == "on"; }
+        else if (a == "--link-check") { if (v != "on" && v != "off") usage("--link-check: on or off, not '" + v + "'"); o.link_check = v == "on"; }
         else if (a == "--disable") { o.disabled = rule_from_name(v); if (o.disabled == order_rule::none) usage("--disable: an ordering rule (A2a, B2a, D2a, ...), not '" + v + "'"); }
         else if (a == "--size") { o.size = unsigned(strtoul(v.c_str(), &end, 0)); if (*end || !o.size || o.size > 0x80000) usage("--size: 1..524288 bytes, not '" + v + "'"); }
         else if (a == "--at") { o.at_ns = strtod(v.c_str(), &end); if (*end || o.at_ns < 0) usage("--at: nanoseconds, not '" + v + "'"); }
@@ -108,8 +120,10 @@ constexpr uint64_t region[2] = {0x10000000, 0x20000000};
 constexpr uint64_t vm_top = 0x80000000, image_buffer[2] = {0x80000000, 0x80001000}, load_buffer = 0x90000000;
 constexpr unsigned max_blocks = 64;
 
-// The PF driver's suspend of one NIC function: SUSPEND_FN through the mailbox.
-suspend_driver nic_suspend(root_complex &rc, uint16_t dev, unsigned fn) {
+// The PF driver's suspend of one NIC function: SUSPEND_FN through the mailbox. Its
+// Suspend-Active answer, as the host sees it, starts the endpoint's link checker.
+suspend_driver nic_suspend(root_complex &rc, nic_endpoint &ep, unsigned fn) {
+    uint16_t dev = ep.id;
     uint64_t bar = uint64_t(fn) * NIC_BAR_SIZE;
     suspend_driver d;
     d.request = [&rc, dev, bar, fn](uint64_t level) {
@@ -118,13 +132,16 @@ suspend_driver nic_suspend(root_complex &rc, uint16_t dev, unsigned fn) {
         rc.mmio_write_words(dev, bar + NIC_BAR_CMD, std::vector<uint64_t>(w, w + n), "SUSPEND_FN command bytes");
         rc.mmio_write(dev, bar + NIC_BAR_CMD_GO, 1, "CMD_GO (SUSPEND_FN)");
     };
-    d.confirm = [&rc, dev, bar](uint64_t) -> std::string {
+    d.confirm = [&rc, &ep, dev, bar, fn](uint64_t level) -> std::string {
         for (int poll = 0; poll < 10000; poll++) {
             uint64_t st = rc.mmio_read(dev, bar + NIC_BAR_CMD_STATUS, "CMD_STATUS");
             if ((st & NIC_CMD_STATUS_BUSY) || !(st & NIC_CMD_STATUS_DONE)) continue;
             if ((st >> 8) & 0xff)
                 return "SUSPEND_FN answered status " + std::to_string((st >> 8) & 0xff) + ", bad_field " +
                        std::to_string((st >> 16) & 0xff);
+            if (level == level_sa)
+                ep.set_quiet(true, "SUSPEND_FN's Suspend-Active answer for fn " + std::to_string(fn) + ", seen by the host at " +
+                                       std::to_string(sc_core::sc_time_stamp().to_seconds() * 1e9) + " ns");
             return "";
         }
         return "SUSPEND_FN not answered after 10000 polls of CMD_STATUS";
@@ -135,7 +152,7 @@ suspend_driver nic_suspend(root_complex &rc, uint16_t dev, unsigned fn) {
 struct p2p_platform {
     fabric_context fab{1};
     root_complex rc{"rc", fab};
-    pcie_switch sw1{"sw1", fab, 1, false};
+    pcie_switch sw1;
     std::unique_ptr<nic_clock> clock;
     std::unique_ptr<nic_endpoint> nic[2];
     mem_device gpu{"gpu", fab, gpu_id, {}};
@@ -143,7 +160,7 @@ struct p2p_platform {
     std::unique_ptr<hypervisor> hv;
     std::vector<std::unique_ptr<pcie_link>> links;
 
-    p2p_platform(const options &o) {
+    p2p_platform(const options &o) : sw1("sw1", fab, 1, false, o.switches) {
         fab.order.disabled = o.disabled;
         link_params p;
         p.lanes = 16;
@@ -168,14 +185,15 @@ struct p2p_platform {
         if (o.suspend == "nics-passive-first") plan.passive_first = {nic_a, nic_b};
         hv = std::make_unique<hypervisor>("hypervisor", fab, rc, plan);
         if (o.image == "none") {
-            hv->drivers[nic_a] = nic_suspend(rc, nic_a, 0);
-            hv->drivers[nic_b] = nic_suspend(rc, nic_b, 1);
+            hv->drivers[nic_a] = nic_suspend(rc, *nic[0], 0);
+            hv->drivers[nic_b] = nic_suspend(rc, *nic[1], 1);
             return;
         }
         // the NICs' firmware: the suspend through its mailbox, then the images
         rc.vm_memory_top = vm_top;
         for (unsigned n = 0; n < 2; n++) {
             fw[n] = std::make_unique<nic_firmware>(n ? "fwB" : "fwA", *nic[n], clock->models(), n);
+            fw[n]->flush_read = o.flush_read;
             nic[n]->window = fw[n].get();
             hv->drivers[uint16_t(nic_a + n)] = fw_suspend(rc, uint16_t(nic_a + n), n);
         }
@@ -334,19 +352,28 @@ int sc_main(int argc, char **argv) {
     for (auto &f : pf.fw)
         if (f) for (auto &x : f->errors) bad += x + "; ";
     check(bad.empty(), "no node saw a bad TLP, register access or DMA request", bad);
+    if (o.link_check && o.suspend != "none") {
+        std::vector<std::string> late;
+        for (auto &e : pf.nic) late.insert(late.end(), e->sent_while_quiet.begin(), e->sent_while_quiet.end());
+        check(late.empty(), "no NIC sent a TLP of its datapath after its Suspend-Active answer (the link checker)",
+              late.empty() ? "" : std::to_string(late.size()) + " TLP(s); the first: " + late[0]);
+    }
     std::vector<fabric_node *> nodes = {&pf.rc, &pf.sw1, pf.nic[0].get(), pf.nic[1].get(), &pf.gpu};
     std::string left;
     for (fabric_node *n : nodes)
         for (auto &p : n->ports)
             if (!p->in.empty() || !p->out.empty()) left += p->in.name() + "/tx not empty; ";
+    for (const std::string &q : pf.sw1.buffered()) left += q + "; ";
     check(left.empty(), "fabric drained", left);
     if (o.image != "none" && !saved[0].empty() && !saved[1].empty()) check_saved_images(o, pf);
     printf("  %s: suspend done at %.1f ns, %llu TLPs, %llu NIC cycles\n", prefix.c_str(), pf.hv->done_ns,
            (unsigned long long)(pf.fab.next_serial - 1), (unsigned long long)pf.clock->cycles());
     for (auto &f : pf.fw)
         if (f)
-            printf("  %s: %llu mailbox commands, %llu commands on ctrl's queue, %llu cycles waiting for them\n", f->basename(),
+            printf("  %s: %llu mailbox commands, %llu commands on ctrl's queue, %llu cycles waiting for them; "
+                   "%llu flush reads, %llu cycles waiting for them\n", f->basename(),
                    (unsigned long long)f->commands, (unsigned long long)nic_fw_commands(f->fw()),
-                   (unsigned long long)nic_fw_port_cycles(f->fw()));
+                   (unsigned long long)nic_fw_port_cycles(f->fw()), (unsigned long long)f->flush_reads,
+                   (unsigned long long)f->flush_cycles);
     return failed ? 1 : 0;
 }
