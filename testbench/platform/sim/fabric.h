@@ -25,6 +25,6 @@ struct fabric_context {
     size_t pick(size_t n) { return size_t(rng() % n); }
     uint32_t stamp(tlp &t) { return t.serial = next_serial++; }
     double now_ns() const { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
-    bool may_leave(const tlp &t, const std::string &buffer) const { return !hold || !hold(t, buffer); }
+    bool held(const tlp &t, const std::string &buffer) const { return hold && hold(t, buffer); }
     void log(const tlp *t, const std::string &text) { trace.add(now_ns(), t, text); }
 };

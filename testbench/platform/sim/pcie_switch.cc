@@ -50,11 +50,11 @@ void pcie_switch::accept(size_t port, tlp t) {
 void pcie_switch::drain_to(size_t egress) {
     for (;;) {
         std::vector<std::pair<size_t, tlp_queue::slot>> ready;
-        for (size_t in = 0; in < ports.size(); in++)
-            for (auto s : pair(in, egress).leavable())
-                if (fab_.may_leave(pair(in, egress).peek(s), pair(in, egress).name()) &&
-                    ports[egress]->out.has_room(pair(in, egress).peek(s)))
-                    ready.push_back({in, s});
+        for (size_t in = 0; in < ports.size(); in++) {
+            tlp_queue &q = pair(in, egress);
+            for (auto s : q.leavable())
+                if (!fab_.held(q.peek(s), q.name()) && ports[egress]->out.has_room(q.peek(s))) ready.push_back({in, s});
+        }
         if (ready.empty()) {
             wait(fab_.changed);
             continue;
