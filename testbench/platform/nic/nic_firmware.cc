@@ -77,7 +77,9 @@ void nic_firmware::watch_link(const mig_cmd &c, const mig_resp &r) {
     if (r.status != MIG_OK) return;
     if (c.opcode == MIG_CMD_SUSPEND_ACTIVE)
         ep_.set_quiet(true, std::string(basename()) + "'s Suspend-Active answer for fn " + std::to_string(c.fn) + " at " +
-                                std::to_string(sc_time_stamp().to_seconds() * 1e9) + " ns");
+                                std::to_string(uint64_t(sc_time_stamp().to_seconds() * 1e9)) + " ns");
+    else if (c.opcode == MIG_CMD_SUSPEND_PASSIVE)
+        ep_.capture_device_memory();
     else if (c.opcode == MIG_CMD_RESUME_ACTIVE)
         ep_.set_quiet(false);
 }

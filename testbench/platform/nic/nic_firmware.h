@@ -10,7 +10,7 @@
 //     zero-length MRd per peer BAR written, waited for a cycle at a time; flush_read = false
 //     skips it (answers OK at once), to show what it is for;
 //   - its answer to SUSPEND_ACTIVE starts the endpoint's link checker (set_quiet), a resume
-//     ends it;
+//     ends it; its answer to SUSPEND_PASSIVE captures the endpoint's device memory;
 //   - host_read is not carried (the destination's load runs in a nic_tb harness: nic_dest.h).
 #pragma once
 #include "nic_endpoint.h"
