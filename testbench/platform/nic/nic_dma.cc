@@ -1,5 +1,6 @@
 // nic_dma.cc — a NIC's DMA ports as TLPs; nic_dma.h says how.
 #include "nic_dma.h"
+#include "address_map.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -84,14 +85,13 @@ void nic_dma::read(unsigned port, const hostmem_req_t &q) {
         a = next;
     }
     for (size_t i = 0; i < r->chunks.size(); i++) {
-        while (tags_.count(next_tag_)) next_tag_++;
         tlp t;
         t.kind = tlp_kind::mem_read;
         t.requester = requester_;
-        t.tag = next_tag_++;
+        t.tag = free_tag();
         t.addr = r->start + r->chunks[i].offset;
         t.read_words = r->chunks[i].bytes / 8;
-        t.note = "NIC DMA read, port " + std::to_string(port);
+        t.note = std::string(datapath_note) + " read, port " + std::to_string(port);
         tags_[t.tag] = {r.get(), i};
         out_.push_back(std::move(t));
         stats_.mrds++;
@@ -120,11 +120,35 @@ void nic_dma::write(const hostmem_req_t &q) {
         memcpy(t.data.data(), bytes.data(), bytes.size());
         t.first_be = uint8_t(0xff << (a - start));
         t.last_be = uint8_t(0xff >> (end - (a + n)));
-        t.note = "NIC DMA write";
+        t.note = std::string(datapath_note) + " write";
+        if (address_owner(start) != root_complex_id) written_peers_.insert(address_owner(start));
         out_.push_back(std::move(t));
         stats_.mwrs++;
         done += n;
     }
+}
+
+uint8_t nic_dma::free_tag() {
+    while (tags_.count(next_tag_)) next_tag_++;
+    return next_tag_++;
+}
+
+size_t nic_dma::flush_peer_writes() {
+    for (uint16_t peer : written_peers_) {
+        tlp t;
+        t.kind = tlp_kind::mem_read;
+        t.requester = requester_;
+        t.tag = free_tag();
+        t.addr = bar_base(peer) + bar_memory;
+        t.read_words = 0;
+        t.note = "flush read of node " + std::to_string(peer);
+        tags_[t.tag] = {nullptr, 0};
+        out_.push_back(std::move(t));
+        flush_reads_++;
+    }
+    size_t n = written_peers_.size();
+    written_peers_.clear();
+    return n;
 }
 
 bool nic_dma::complete(const tlp &t, std::string &why) {
@@ -132,6 +156,15 @@ bool nic_dma::complete(const tlp &t, std::string &why) {
     if (it == tags_.end()) {
         why = "completion for no DMA read in flight: " + describe(t);
         return false;
+    }
+    if (!it->second.read) {   // a flush read: one completion without data
+        if (!t.data.empty() || !t.last) {
+            why = "a flush read answered with data or in pieces: " + describe(t);
+            return false;
+        }
+        tags_.erase(it);
+        flush_reads_--;
+        return true;
     }
     read_req &r = *it->second.read;
     chunk &c = r.chunks[it->second.chunk];

@@ -13,12 +13,19 @@
 // TLPs leave through the endpoint's outgoing queue in the order the ports' requests were
 // accepted (ports in index order within a cycle), so a read never passes an earlier write of
 // the NIC (the fabric's B2a keeps that order to host memory).
+// The flush read of Suspend-Active (seed 004 DA12, DESIGN.md section 7): one zero-length MRd
+// to every peer BAR (any address above host memory) the NIC's DMA wrote since the last flush,
+// behind those writes in the same queue; the fabric's B2a keeps it behind them in every
+// buffer, so its completion says they have landed. Peers are tracked per NIC, not per
+// function: a function's flush also reads the peers its NIC's other functions wrote, which
+// costs a read and loses nothing.
 #pragma once
 #include "tlp.h"
 #include "hostmem_c.h"
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +50,11 @@ public:
     // A completion for this requester: false (and why) if it answers no MRd of ours.
     bool complete(const tlp &t, std::string &why);
     bool idle() const;   // nothing outstanding
+    size_t flush_peer_writes();   // queues the flush reads (above); how many
+    bool flushing() const { return flush_reads_ > 0; }
+    // The TLP came from the datapath's DMA ports (not a register completion, the card's
+    // firmware or a flush read): what the link checker watches after Suspend-Active.
+    static bool from_datapath(const tlp &t) { return t.is_request() && t.note.rfind(datapath_note, 0) == 0; }
     const nic_dma_stats &stats() const { return stats_; }
     std::vector<std::string> errors;   // malformed requests from the NIC
 
@@ -67,9 +79,13 @@ private:
     std::deque<tlp> &out_;
     nic_dma_limits lim_;
     std::vector<std::deque<std::unique_ptr<read_req>>> reads_;   // per port, request order
-    struct tag_use { read_req *read; size_t chunk; };
+    static constexpr const char *datapath_note = "NIC DMA";
+    uint8_t free_tag();
+    struct tag_use { read_req *read; size_t chunk; };   // read nullptr: a flush read
     std::map<uint8_t, tag_use> tags_;                            // MRds in flight
     uint8_t next_tag_ = 0;
+    std::set<uint16_t> written_peers_;                           // since the last flush
+    size_t flush_reads_ = 0;                                     // flush reads unanswered
     std::vector<bool> offered_;                                  // eval said ready, per port
     nic_dma_stats stats_;
 };

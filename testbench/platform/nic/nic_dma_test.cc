@@ -7,8 +7,12 @@
 //     in order carrying exactly the requested bytes, the last one short and marked last;
 //   - a 0-byte read: one error beat and an error recorded;
 //   - req_ready drops with max_reads reads outstanding on a port;
-//   - a completion for no MRd in flight is refused with the TLP named.
+//   - a completion for no MRd in flight is refused with the TLP named;
+//   - the flush read: writes to two peer BARs and to host memory, then one zero-length MRd
+//     per peer BAR, behind the writes; flushing until both are answered; a flush answered
+//     with data is refused; nothing written since: no flush read.
 #include "nic_dma.h"
+#include "address_map.h"
 #include <cstdio>
 #include <cstring>
 
@@ -151,11 +155,46 @@ void malformed_and_limits() {
     check(refused, "a completion for no MRd in flight is refused, named", why);
 }
 
+void flush_reads() {
+    std::deque<tlp> q;
+    nic_dma d(3, 1, q);
+    hostmem_port_out_t o;
+    cycle(d, 0, request(HOSTMEM_OP_WRITE, bar_base(4) + bar_memory, 64), o);
+    cycle(d, 0, request(HOSTMEM_OP_WRITE, 0x2000, 64), o);
+    cycle(d, 0, request(HOSTMEM_OP_WRITE, bar_base(5) + bar_memory + 0x40, 64), o);
+    cycle(d, 0, request(HOSTMEM_OP_WRITE, bar_base(4) + bar_memory + 0x80, 64), o);
+    size_t writes = q.size(), n = d.flush_peer_writes();
+    bool ok = writes == 4 && n == 2 && q.size() == 6 && d.flushing();
+    for (size_t i = 4; ok && i < 6; i++)
+        ok = q[i].kind == tlp_kind::mem_read && q[i].read_words == 0 && q[i].requester == 3 &&
+             q[i].addr == bar_base(uint16_t(i == 4 ? 4 : 5)) + bar_memory && !nic_dma::from_datapath(q[i]);
+    check(ok && nic_dma::from_datapath(q[0]), "flush: after writes to nodes 4, 5 (and host memory), one zero-length MRd to each peer BAR behind them",
+          std::to_string(writes) + " writes, " + std::to_string(n) + " flush reads, " + std::to_string(q.size()) + " TLPs");
+    tlp c;
+    c.kind = tlp_kind::completion;
+    c.requester = 3;
+    c.tag = q[4].tag;
+    std::string why;
+    bool first = d.complete(c, why) && d.flushing();
+    c.tag = q[5].tag;
+    c.kind = tlp_kind::completion_data;
+    c.data = {7};
+    bool refused = !d.complete(c, why) && why.find("flush read") != std::string::npos;
+    c.kind = tlp_kind::completion;
+    c.data.clear();
+    std::string why2;
+    bool done = d.complete(c, why2) && !d.flushing() && d.idle();
+    check(first && refused && done, "flush: flushing until both answer; one answered with data is refused, named", why + why2);
+    q.clear();
+    check(d.flush_peer_writes() == 0 && q.empty(), "flush: nothing written since: no flush read", std::to_string(q.size()) + " TLPs");
+}
+
 } // namespace
 
 int main() {
     writes();
     reads();
     malformed_and_limits();
+    flush_reads();
     return failed ? 1 : 0;
 }

@@ -20,6 +20,9 @@ void nic_endpoint::transmit() {
         tlp t = std::move(out_.front());
         out_.pop_front();
         fab_.stamp(t);
+        if (quiet_ && nic_dma::from_datapath(t))
+            sent_while_quiet.push_back(std::string(basename()) + ": " + describe(t) + " sent at " +
+                             std::to_string(uint64_t(fab_.now_ns())) + " ns, after " + quiet_why_);
         send(0, std::move(t));
     }
 }
@@ -32,6 +35,17 @@ void nic_endpoint::push(tlp t) {
 void nic_endpoint::send_request(tlp t) {
     t.requester = id;
     push(std::move(t));
+}
+
+size_t nic_endpoint::flush_peer_writes() {
+    size_t n = dma_.flush_peer_writes();
+    fab_.poke();
+    return n;
+}
+
+void nic_endpoint::set_quiet(bool on, const std::string &why) {
+    quiet_ = on;
+    quiet_why_ = why;
 }
 
 void nic_endpoint::register_write(uint64_t off, uint64_t v) {
@@ -54,6 +68,7 @@ void nic_endpoint::accept(size_t, tlp t) {
         return;
     }
     uint64_t off = t.addr - bar_base(id);
+    if (off >= device_memory_base) return device_memory_access(t, off);
     if (t.kind == tlp_kind::mem_write) {
         if (t.first_be != 0xff || t.last_be != 0xff) {
             errors.push_back(std::string(basename()) + ": register write with partial byte enables: " + describe(t));
@@ -73,4 +88,29 @@ void nic_endpoint::accept(size_t, tlp t) {
     word_memory regs;
     for (uint32_t i = 0; i < t.read_words; i++) regs[off + 8 * i] = register_read(off + 8 * i);
     for (tlp &c : completions_for(t, id, regs, off, root_complex::max_payload_words)) push(std::move(c));
+}
+
+void nic_endpoint::capture_device_memory() {
+    device_memory_image_ = device_memory_;
+    captured_ = true;
+    fab_.log(nullptr, std::string(basename()) + " device memory captured: " + std::to_string(device_memory_.size()) + " words");
+}
+
+void nic_endpoint::device_memory_access(const tlp &t, uint64_t off) {
+    if (t.kind == tlp_kind::mem_write) {
+        if (captured_) {
+            losses.push_back(std::string(basename()) + " received " + describe(t) + " after its device memory was captured");
+            fab_.log(&t, "ARRIVES AFTER CAPTURE: lost");
+            lost.push_back(t);
+            return;
+        }
+        fab_.log(&t, std::string(basename()) + " device memory write");
+        apply_write(device_memory_, off, t);
+        return;
+    }
+    if (t.kind != tlp_kind::mem_read) {
+        errors.push_back(std::string(basename()) + ": unsupported request in device memory " + describe(t));
+        return;
+    }
+    for (tlp &c : completions_for(t, id, device_memory_, off, root_complex::max_payload_words)) push(std::move(c));
 }

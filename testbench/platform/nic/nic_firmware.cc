@@ -11,7 +11,7 @@ using namespace sc_core;
 nic_firmware::nic_firmware(sc_module_name name, nic_endpoint &ep, nic_models_t *models, unsigned nic)
     : sc_module(name), ep_(ep) {
     static_assert(sizeof(mig_cmd) <= NIC_BAR_FW_CMD_MAX && sizeof(mig_resp) <= NIC_BAR_FW_RESP_MAX, "mailbox too small");
-    nic_fw_env_t env = {this, wait_cycles, host_write, nullptr};
+    nic_fw_env_t env = {this, wait_cycles, host_write, nullptr, flush_writes};
     fw_ = nic_fw_new(models, nic, &env);
     SC_HAS_PROCESS(nic_firmware);
     SC_THREAD(run);
@@ -64,12 +64,24 @@ void nic_firmware::run() {
         mig_resp r;
         memcpy(&c, cmd_, sizeof c);
         nic_fw_command(fw_, &c, &r);
+        watch_link(c, r);
         memset(resp_, 0, sizeof resp_);
         memcpy(resp_, &r, sizeof r);
         commands++;
         busy_ = false;
         done_ = true;
     }
+}
+
+void nic_firmware::watch_link(const mig_cmd &c, const mig_resp &r) {
+    if (r.status != MIG_OK) return;
+    if (c.opcode == MIG_CMD_SUSPEND_ACTIVE)
+        ep_.set_quiet(true, std::string(basename()) + "'s Suspend-Active answer for fn " + std::to_string(c.fn) + " at " +
+                                std::to_string(uint64_t(sc_time_stamp().to_seconds() * 1e9)) + " ns");
+    else if (c.opcode == MIG_CMD_SUSPEND_PASSIVE)
+        ep_.capture_device_memory();
+    else if (c.opcode == MIG_CMD_RESUME_ACTIVE)
+        ep_.set_quiet(false);
 }
 
 void nic_firmware::wait_cycles(void *, uint32_t cycles) {
@@ -93,4 +105,18 @@ int nic_firmware::host_write(void *ctx, uint64_t addr, const uint8_t *buf, uint3
     self->block_bytes += len;
     wait_cycles(ctx, (len + 63) / 64);
     return MIG_OK;
+}
+
+// A bound, not a timing: 100 000 cycles are 400 us, far beyond any round trip here.
+int nic_firmware::flush_writes(void *ctx, unsigned) {
+    auto *self = static_cast<nic_firmware *>(ctx);
+    if (!self->flush_read) return MIG_OK;
+    self->flush_reads += self->ep_.flush_peer_writes();
+    for (uint32_t c = 0; c < 100000; c++) {
+        if (!self->ep_.dma().flushing()) return MIG_OK;
+        wait_cycles(ctx, 1);
+        self->flush_cycles++;
+    }
+    self->errors.push_back(std::string(self->basename()) + ": a flush read not answered after 100000 cycles");
+    return MIG_E_TIMEOUT;
 }

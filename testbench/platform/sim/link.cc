@@ -21,7 +21,7 @@ void pcie_link::transmit() {
     for (;;) {
         std::vector<tlp_queue::slot> ready;
         for (auto s : from_.leavable())
-            if (credits_.covers(from_.peek(s))) ready.push_back(s);
+            if (credits_.covers(from_.peek(s)) && !fab_.held(from_.peek(s), from_.name())) ready.push_back(s);
         if (ready.empty()) {
             wait(fab_.changed);
             continue;

@@ -50,6 +50,8 @@ void mem_device::issue(const device_op &op) {
     t.note = op.note;
     switch (op.kind) {
     case device_op::p2p_write:
+        written_peers_.insert(address_owner(op.addr));
+        [[fallthrough]];
     case device_op::dma_write:
         t.kind = tlp_kind::mem_write;
         t.data = op.data;
@@ -150,8 +152,31 @@ void mem_device::complete(const tlp &t) {
     maybe_suspend_active();
 }
 
+// Called whenever what Suspend-Active waits for may have ended; the flush reads' completions
+// call it again.
 void mem_device::maybe_suspend_active() {
-    if (level_ == level_sa_pending && !in_hand_ && reads_.empty()) set_level(level_sa);
+    if (level_ != level_sa_pending || in_hand_ || !reads_.empty()) return;
+    if (flush_read && !written_peers_.empty()) return flush_written_peers();
+    set_level(level_sa);
+}
+
+// One zero-length MRd per peer, all tagged before the first is sent: reads_ stays non-empty
+// until the last completion.
+void mem_device::flush_written_peers() {
+    std::vector<tlp> reads;
+    for (uint16_t peer : written_peers_) {
+        tlp t;
+        t.kind = tlp_kind::mem_read;
+        t.requester = id;
+        t.addr = bar_base(peer) + ::bar_memory;
+        t.read_words = 0;
+        t.tag = next_tag_++;
+        t.note = "flush read of dev" + std::to_string(peer);
+        reads_[t.tag] = {0, 0, false};
+        reads.push_back(std::move(t));
+    }
+    written_peers_.clear();
+    for (tlp &t : reads) send_own(std::move(t));
 }
 
 void mem_device::set_level(uint64_t level) {

@@ -6,11 +6,17 @@
 //   Suspend-Active: starts no new operation; the one in hand still goes out; waits for the
 //     completions of its reads; then reports Suspend-Active. Still applies incoming writes
 //     and answers reads (DA12).
+//     With flush_read (seed 004 DA12, DESIGN.md section 7), before it reports Suspend-Active
+//     it reads zero bytes from every peer BAR it wrote since its last such read and waits
+//     for every completion: the read cannot pass those writes in any buffer (B2a), so on a
+//     switch that keeps order per (ingress, egress) pair only they have landed when it
+//     reports.
 //   Suspend-Passive: the state is captured at once (the image = the BAR memory); any TLP
 //     arriving later for its memory is dropped and recorded as lost.
 #pragma once
 #include "endpoint.h"
 #include <map>
+#include <set>
 
 struct device_op {
     enum kind_t { p2p_write, dma_write, dma_read, fetch_add } kind;
@@ -28,6 +34,7 @@ public:
                std::vector<device_op> script);
     // Attribute bits the device sets on every TLP it sends (requests and completions).
     bool set_relaxed_ordering = false, set_id_ordering = false;
+    bool flush_read = false;   // Suspend-Active ends with the flush read (above)
     size_t ops_started() const override { return started_; }
     bool script_done() const override { return started_ == script_.size() && reads_.empty(); }
     const word_memory &bar_memory() const override { return memory_; }
@@ -46,6 +53,7 @@ private:
     void write_register(const tlp &t);
     void complete(const tlp &t);
     void maybe_suspend_active();
+    void flush_written_peers();
     void set_level(uint64_t level);
     void send_own(tlp t);
 
@@ -59,4 +67,5 @@ private:
     sc_core::sc_event read_done_;
     uint8_t next_tag_ = 0;
     sc_core::sc_event suspend_requested_;
+    std::set<uint16_t> written_peers_;   // peers written since the last flush read
 };

@@ -29,7 +29,7 @@ void fabric_node::serve(size_t port) {
     for (;;) {
         std::vector<tlp_queue::slot> ready;
         for (auto s : p.in.leavable())
-            if (can_accept(port, p.in.peek(s))) ready.push_back(s);
+            if (can_accept(port, p.in.peek(s)) && !fab_.held(p.in.peek(s), p.in.name())) ready.push_back(s);
         if (ready.empty()) {
             wait(fab_.changed);
             continue;

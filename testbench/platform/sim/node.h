@@ -30,11 +30,11 @@ protected:
     virtual void accept(size_t port, tlp t) = 0;
     // Put t in port's transmit buffer, waiting for room (thread context only).
     void send(size_t port, tlp t);
+    void before_end_of_elaboration() override;   // spawns the receive threads
     fabric_context &fab_;
     double processing_ns_ = 4;   // per TLP taken from a receive buffer
 
 private:
-    void before_end_of_elaboration() override;
     void serve(size_t port);
 };
 

@@ -61,13 +61,14 @@ void build(built_platform &b, const platform_config &cfg) {
         uint16_t id = uint16_t(i + 1);
         if (t.nodes[i].is_switch) {
             b.nodes.push_back(std::make_unique<pcie_switch>(("sw" + std::to_string(id)).c_str(), b.fab,
-                                                            id, t.acs_redirect));
+                                                            id, t.acs_redirect, cfg.switches));
         } else {
             auto it = cfg.scripts.find(id);
             auto dev = std::make_unique<mem_device>(("dev" + std::to_string(id)).c_str(), b.fab, id,
                                                     it == cfg.scripts.end() ? std::vector<device_op>{} : it->second);
             dev->set_relaxed_ordering = cfg.devices_set_ro;
             dev->set_id_ordering = cfg.devices_set_ido;
+            dev->flush_read = cfg.flush_read;
             b.devices[id] = dev.get();
             b.nodes.push_back(std::move(dev));
         }
@@ -119,11 +120,34 @@ void print_trace(const built_platform &b, const run_result &r) {
     for (const std::string &l : r.losses) printf("LOST: %s\n", l.c_str());
 }
 
+// The holds of a directed run: a TLP stays while its release has not come; a thread pokes
+// the fabric every 10 ns until the last release, so a release wakes whoever waits for it.
+void install_holds(built_platform &b, const platform_config &cfg) {
+    if (cfg.holds.empty()) return;
+    auto released = [&b](const hold_spec &h) {
+        auto d = b.devices.find(h.until_captured);
+        return b.fab.now_ns() >= h.release_ns || (d != b.devices.end() && d->second->captured());
+    };
+    b.fab.hold = [&b, &cfg, released](const tlp &t, const std::string &buffer) {
+        for (const hold_spec &h : cfg.holds)
+            if (t.note == h.note && buffer == h.buffer && !released(h)) return true;
+        return false;
+    };
+    sc_spawn([&b, &cfg, released] {
+        for (const hold_spec &h : cfg.holds)
+            while (!released(h)) {
+                wait(10, SC_NS);
+                b.fab.poke();
+            }
+    }, "hold_release");
+}
+
 } // namespace
 
 run_result run_platform(const platform_config &cfg) {
     built_platform b(cfg.seed);
     build(b, cfg);
+    install_holds(b, cfg);
     run_result r;
     // Everything stops by itself: devices run out of script or are suspended, the fabric
     // drains, no event is left. The bound turns a livelock into an error.
@@ -156,7 +180,11 @@ run_result run_platform(const platform_config &cfg) {
         }
     };
     check_empty(*b.rc);
-    for (auto &n : b.nodes) check_empty(*n);
+    for (auto &n : b.nodes) {
+        check_empty(*n);
+        if (auto *sw = dynamic_cast<const pcie_switch *>(n.get()))
+            for (const std::string &q : sw->buffered()) r.errors.push_back("deadlock: " + q);
+    }
     if (cfg.trace) print_trace(b, r);
     return r;
 }

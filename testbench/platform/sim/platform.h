@@ -5,6 +5,7 @@
 #pragma once
 #include "hypervisor.h"
 #include "mem_device.h"
+#include "pcie_switch.h"
 #include <map>
 
 struct topology_spec {
@@ -20,6 +21,16 @@ struct topology_spec {
     std::string describe() const;   // "rc(sw1(dev2 dev3) dev4)" with link widths
 };
 
+// A directed run (trail_replay.cc) forces a spin trail's order: the TLP whose note is `note`
+// stays in the buffer named `buffer` (as a credit stall could keep it there) until device
+// `until_captured` is captured or until release_ns, whichever comes first. What may pass it
+// meanwhile is still the ordering table's decision.
+struct hold_spec {
+    std::string note, buffer;
+    uint16_t until_captured = 0;
+    double release_ns = 0;
+};
+
 struct platform_config {
     uint64_t seed = 1;
     topology_spec topo;
@@ -28,6 +39,9 @@ struct platform_config {
     ordering_options order;
     bool devices_set_ro = false, devices_set_ido = false;   // attribute bits on device TLPs
     bool host_sets_ido = false;                             // and on the CPU's MMIO writes
+    switch_buffers switches = switch_buffers::bridge;       // the reading of every switch
+    bool flush_read = false;   // the devices' Suspend-Active ends with the flush read
+    std::vector<hold_spec> holds;   // directed runs only
     bool trace = false;   // print the TLP timeline of the lost writes' targets at the end
 };
 

@@ -114,6 +114,7 @@ platform_config reference_of(const platform_config &cfg, const run_result &run) 
     platform_config ref = cfg;
     ref.plan.order = suspend_order::none;
     ref.trace = false;
+    ref.holds.clear();
     for (auto &s : ref.scripts) {
         auto it = run.started.find(s.first);
         size_t keep = it == run.started.end() ? 0 : it->second;

@@ -9,7 +9,9 @@
 // two-phase sequence at t = 1 ns, so each device has K writes in flight when its
 // Suspend-Active request is sent. Latency = from that first request to the last
 // Suspend-Passive confirmed (simulated time). Each run is checked against its reference
-// (no suspend, same writes): a row "check" says ok or why not.
+// (no suspend, same writes): a row "check" says ok or why not. Each (D, K) twice: on the
+// bridge switch, and on the per-(ingress, egress) switch with every device's Suspend-Active
+// ending with the flush read (one zero-length read to its peer, behind its K writes).
 // Rows on stdout (testbench/bench/bench_rows.h); exit 1 if a check failed.
 #include "checker.h"
 #include "address_map.h"
@@ -41,8 +43,10 @@ std::vector<unsigned> list(const char *s, const char *what) {
     return out;
 }
 
-platform_config ring(unsigned devices, unsigned writes) {
+platform_config ring(unsigned devices, unsigned writes, bool per_port_flush) {
     platform_config c;
+    c.switches = per_port_flush ? switch_buffers::per_port : switch_buffers::bridge;
+    c.flush_read = per_port_flush;
     c.seed = 1;
     link_params p;
     p.header_credits = writes + 8;          // every write fits the device's transmit buffer
@@ -78,20 +82,22 @@ int sc_main(int argc, char **argv) {
         else { fprintf(stderr, "suspend_latency: unknown argument '%s'\n", argv[i]); return 2; }
     }
     if (argc % 2 == 0) { fprintf(stderr, "suspend_latency: an option without its value\n"); return 2; }
+    for (bool flush : {false, true})
     for (unsigned d : devices) {
         for (unsigned k : writes) {
-            platform_config cfg = ring(d, k);
+            platform_config cfg = ring(d, k, flush);
             run_result run = run_isolated(cfg);
             run_result ref = run_isolated(reference_of(cfg, run));
             std::vector<std::string> diff = compare_with_reference(run, ref);
             size_t started = 0;
             for (auto &s : run.started) started += s.second;
             char sec[96], metric[96], check[160];
-            snprintf(sec, sizeof sec, "platform: two-phase suspend, %u devices", d);
+            snprintf(sec, sizeof sec, "platform: two-phase suspend, %s%u devices", flush ? "per-port switch, flush read, " : "", d);
             snprintf(metric, sizeof metric, "suspend latency, %u P2P writes in flight per device", k);
             bench_row(sec, metric, "ns", "first Suspend-Active MWr .. last Suspend-Passive confirmed, simulated time; x4 links, 60 ns hops, one switch",
                       "%.1f", run.suspend_done_ns - cfg.plan.start_ns);
-            snprintf(check, sizeof check, "two-phase suspend, %u devices, %u writes each: every write started and in the images", d, k);
+            snprintf(check, sizeof check, "two-phase suspend, %s%u devices, %u writes each: every write started and in the images",
+                     flush ? "per-port switch, flush read, " : "", d, k);
             bench_check(check, diff.empty() && started == size_t(d) * k && run.suspend_done_ns > 0, "%s",
                         !diff.empty() ? diff[0].c_str()
                                       : ("writes started " + std::to_string(started) + " of " + std::to_string(d * k)).c_str());

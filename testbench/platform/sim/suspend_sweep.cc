@@ -2,13 +2,16 @@
 // against its reference run. Prints PASS / FAIL lines (docs/pcie-platform.md section 5).
 //
 //   suspend_sweep [--seeds N] [--first S] [--order two-phase|one-phase] [--disable RULE]
-//                 [--attributes ro|ido|ido-host] [--expect clean|failures] [--jobs J] [--show SEED]
+//                 [--attributes ro|ido|ido-host] [--switch bridge|per-port] [--flush-read on|off]
+//                 [--expect clean|failures] [--jobs J] [--show SEED]
 //
 // --expect clean: every seed must match its reference (the two-phase claim).
 // --expect failures: at least one seed must not (the one-phase counterexample, or a
 //   disabled rule shown load-bearing); the first failing seed is rerun with its TLP timeline.
 // --attributes ro|ido|ido-host: the platform honours Relaxed Ordering (or ID-based Ordering)
 //   and the devices set that bit on every TLP they send (ido-host: the CPU's MMIO writes too).
+// --switch per-port: every switch keeps order per (ingress, egress) pair only (pcie_switch.h).
+// --flush-read on: every device's Suspend-Active ends with the flush read (mem_device.h).
 // --show SEED: run one seed with its timeline and the differences, nothing else.
 #include "checker.h"
 #include "scenario.h"
@@ -27,6 +30,8 @@ struct options {
     suspend_order order = suspend_order::two_phase;
     order_rule disabled = order_rule::none;
     std::string attributes;   // "", "ro" or "ido"
+    switch_buffers switches = switch_buffers::bridge;
+    bool flush_read = false;
     bool expect_failures = false;
     int jobs = 1;
     long show = -1;
@@ -35,7 +40,7 @@ struct options {
 [[noreturn]] void usage(const char *why) {
     fprintf(stderr, "suspend_sweep: %s\nusage: suspend_sweep [--seeds N] [--first S] "
                     "[--order two-phase|one-phase] [--disable RULE] [--attributes ro|ido|ido-host] "
-                    "[--expect clean|failures] [--jobs J] [--show SEED]\n", why);
+                    "[--switch bridge|per-port] [--flush-read on|off] [--expect clean|failures] [--jobs J] [--show SEED]\n", why);
     exit(2);
 }
 
@@ -64,6 +69,12 @@ options parse(int argc, char **argv) {
             if (v != "ro" && v != "ido" && v != "ido-host")
                 usage(("--attributes: '" + v + "', want ro, ido or ido-host").c_str());
             o.attributes = v;
+        } else if (a == "--switch") {
+            if (v != "bridge" && v != "per-port") usage(("--switch: '" + v + "', want bridge or per-port").c_str());
+            o.switches = v == "per-port" ? switch_buffers::per_port : switch_buffers::bridge;
+        } else if (a == "--flush-read") {
+            if (v != "on" && v != "off") usage(("--flush-read: '" + v + "', want on or off").c_str());
+            o.flush_read = v == "on";
         } else if (a == "--expect") {
             if (v != "clean" && v != "failures") usage(("--expect: '" + v + "'").c_str());
             o.expect_failures = v == "failures";
@@ -82,6 +93,8 @@ platform_config seed_config(const options &o, uint64_t seed) {
     cfg.order.relaxed_ordering = cfg.devices_set_ro = o.attributes == "ro";
     cfg.order.id_ordering = cfg.devices_set_ido = o.attributes == "ido" || o.attributes == "ido-host";
     cfg.host_sets_ido = o.attributes == "ido-host";
+    cfg.switches = o.switches;
+    cfg.flush_read = o.flush_read;
     return cfg;
 }
 
@@ -98,7 +111,8 @@ void show(const options &o, uint64_t seed) {
     printf("seed %llu: %s, %s suspend at t=%.0f ns, order", (unsigned long long)seed,
            cfg.topo.describe().c_str(), order_name(o.order), cfg.plan.start_ns);
     for (uint16_t d : cfg.plan.devices) printf(" dev%u", d);
-    printf("%s%s\n", o.disabled == order_rule::none ? "" : ", rule disabled: ", o.disabled == order_rule::none ? "" : rule_name(o.disabled));
+    printf("%s%s%s%s\n", o.switches == switch_buffers::per_port ? ", per-port switches" : "", o.flush_read ? ", flush read" : "",
+           o.disabled == order_rule::none ? "" : ", rule disabled: ", o.disabled == order_rule::none ? "" : rule_name(o.disabled));
     cfg.trace = true;
     run_result run;
     std::vector<std::string> diffs = judge(cfg, &run);
@@ -166,7 +180,8 @@ int sc_main(int argc, char **argv) {
     }
     std::string name = std::string("platform/sweep-") + order_name(o.order) +
                        (o.disabled == order_rule::none ? "" : std::string("-no-") + rule_name(o.disabled)) +
-                       (o.attributes.empty() ? "" : "-with-" + o.attributes);
+                       (o.attributes.empty() ? "" : "-with-" + o.attributes) +
+                       (o.switches == switch_buffers::per_port ? "-per-port" : "") + (o.flush_read ? "-flush-read" : "");
     auto bad = sweep(o);
     unsigned long long first = o.first, last = o.first + o.seeds - 1;
     if (!o.expect_failures) {

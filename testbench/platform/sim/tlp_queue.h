@@ -16,9 +16,10 @@ public:
     struct slot { int cls; size_t index; };
 
     tlp_queue(std::string name, credit_pool capacity, const ordering_options &opt)
-        : name_(std::move(name)), room_(capacity), opt_(opt) {}
+        : name_(std::move(name)), room_(capacity), capacity_(capacity), opt_(opt) {}
 
     const std::string &name() const { return name_; }
+    const credit_pool &capacity() const { return capacity_; }
     bool has_room(const tlp &t) const { return room_.covers(t); }
     void push(tlp t);                       // the caller checked has_room
     bool empty() const;
@@ -33,7 +34,7 @@ private:
     bool may_leave(const entry &e) const;
 
     std::string name_;
-    credit_pool room_;
+    credit_pool room_, capacity_;
     const ordering_options &opt_;
     std::deque<entry> q_[tlp_classes];
     uint64_t arrivals_ = 0;

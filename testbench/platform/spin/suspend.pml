@@ -5,7 +5,8 @@
  * captured) or missing from its target's image at the end.
  *
  * Build options (-D): NDEV, NWRITES; ONE_PHASE (the hypervisor's order); NO_A2A, NO_B2A,
- * NO_D2A (drop an ordering rule); PER_PORT_SWITCH, PEER_READ (the other switch kind and its cure).
+ * NO_D2A (drop an ordering rule); HOST_IDO (the host's writes carry IDO: they may pass other
+ * requesters' posted writes); PER_PORT_SWITCH, PEER_READ (the other switch kind and its cure).
  */
 
 #ifndef NDEV

@@ -1,6 +1,7 @@
 /* tlp.pml: TLPs, the three queues of a link direction, and the PCIe ordering rules that
  * decide which queued TLP may leave next (PCIe base spec, "Ordering Rules", table
- * "Ordering Rules Summary"; no Relaxed Ordering, no ID-based Ordering, one traffic class).
+ * "Ordering Rules Summary"; no Relaxed Ordering, no ID-based Ordering except HOST_IDO's on
+ * the host's writes, one traffic class).
  *
  * A queue models the whole of one direction of one hop for one class: the transmitter's
  * buffer, the wire and the receiver's buffer. Each of them lets a TLP leave before earlier
@@ -44,6 +45,14 @@ hidden byte scan;
  * request). NO_A2A (the load-bearing check) lets any queued posted TLP leave first. */
 #ifdef NO_A2A
 #define POSTED_MAY_LEAVE(H, i)  (H.q[CLS_P].n > i)
+#elif defined(HOST_IDO)
+/* ID-based Ordering on the host's writes (A2b): the host's write may pass posted TLPs of
+ * other requesters, not its own. Written for QCAP 2: the second entry passes the first. */
+#if QCAP != 2
+#error HOST_IDO is written for QCAP 2
+#endif
+#define POSTED_MAY_LEAVE(H, i) \
+    (H.q[CLS_P].n > i && (i == 0 || (i == 1 && H.q[CLS_P].e[1].src == ROOT && H.q[CLS_P].e[0].src != ROOT)))
 #else
 #define POSTED_MAY_LEAVE(H, i)  (i == 0 && H.q[CLS_P].n > 0)
 #endif
