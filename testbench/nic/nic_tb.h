@@ -48,7 +48,11 @@ typedef enum {
     NIC_TB_C = 0,        /* the generated C model */
     NIC_TB_RTL = 1,      /* the verilated RTL */
     NIC_TB_LOCKSTEP = 2, /* both on the same inputs, every output compared every cycle */
+    NIC_TB_PER_NIC = 3,  /* each NIC one of the three above: nic_tb_config_t.nic_mode[n] (a
+                            function moved between the C model and the RTL: mig_scen) */
 } nic_tb_mode_t;
+
+#define NIC_TB_MAX_NICS 8
 
 /* Optional DMA backend (testbench/platform: DMA carried as PCIe TLPs): when eval is set, every
  * DMA port of every NIC reaches it instead of the NIC's own host memory, under hostmem's cycle
@@ -63,8 +67,9 @@ typedef struct {
 } nic_tb_dma_t;
 
 typedef struct {
-    unsigned nics;          /* 1..8 */
+    unsigned nics;          /* 1..NIC_TB_MAX_NICS */
     nic_tb_mode_t mode;
+    nic_tb_mode_t nic_mode[NIC_TB_MAX_NICS]; /* mode NIC_TB_PER_NIC: NIC n's model */
     bool use_switch;        /* a learning switch instead of a point-to-point link (nics == 2) */
     wire_config_t wire;
     hostmem_config_t mem;   /* nports is set to the model's DMA port count */
@@ -90,21 +95,25 @@ typedef struct nic_tb nic_tb_t;
 
 void nic_tb_config_default(nic_tb_config_t *c);
 /* NULL and a message on stderr when the interface cannot be read or a mode needs an RTL
- * model that was not given. */
+ * model that was not given (naming the NIC). */
 nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c);
 void nic_tb_free(nic_tb_t *tb);
 
 uint64_t nic_tb_now(const nic_tb_t *tb);
+/* The model NIC nic runs: C, RTL or lock-step (config.mode, or its nic_mode[nic]). */
+nic_tb_mode_t nic_tb_mode(const nic_tb_t *tb, unsigned nic);
+/* "C model", "RTL", "lock-step" (for messages) */
+const char *nic_tb_mode_name(nic_tb_mode_t mode);
 hostmem_t *nic_tb_mem(nic_tb_t *tb, unsigned nic);
 wire_t *nic_tb_wire(nic_tb_t *tb);
 /* Lock-step: 0 while C and RTL agree; else the first mismatch ("cycle 12 nic 0: out
  * rxd_req_pkt_valid C=0x1 RTL=0x0"). */
 const char *nic_tb_mismatch(const nic_tb_t *tb);
-/* Lock-step: compare the whole state of every NIC, C model against RTL (every register,
+/* Lock-step: compare the whole state of every NIC in lock-step, C model against RTL (every register,
  * memory read-data register and memory cell: context tables included). True when equal;
  * false when a mismatch was recorded before (it is kept) or is found now (it becomes the
  * mismatch: "cycle 9 nic 0: memory resp.st_qpc cell 17 byte 3 C=0x.. RTL=0x.."); also false,
- * with that reason as the mismatch, outside lock-step or without the model's rtl_read_state. */
+ * with that reason as the mismatch, when no NIC is in lock-step or without the model's rtl_read_state. */
 bool nic_tb_compare_state(nic_tb_t *tb);
 /* The RTL model of nic (NULL in C mode), e.g. for TOP_rtl_trace(nic_tb_rtl(tb, 1), "x.fst")
  * with a model built by build-model --trace. */

@@ -79,6 +79,7 @@ scen_t *scen_new(const scen_opts_t *o) {
     nic_tb_config_t c;
     nic_tb_config_default(&c);
     c.mode = o->mode;
+    memcpy(c.nic_mode, o->nic_mode, sizeof c.nic_mode);
     c.nics = o->nics ? o->nics : 2;
     c.use_switch = c.nics > 2;
     c.wire = o->wire;
