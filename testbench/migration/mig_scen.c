@@ -415,6 +415,9 @@ int mig_scen_run(const mig_scen_opts_t *o) {
     if (o->lossy) { so.wire.p_loss = 0.003; so.wire.p_dup = 0.003; so.wire.p_reorder = 0.01; }
     if (o->pcap_dir) so.wire.pcap_delivered = deliv;
     memcpy(so.nic_mode, o->nic_mode, sizeof o->nic_mode);
+    /* across implementations the RTL NIC starts as hardware may: its registers without reset
+     * random, where the C model holds zeros (lock-step keeps them equal) */
+    if (o->mode == NIC_TB_PER_NIC) so.rtl_scramble_seed = o->seed;
     m->s = scen_new(&so);
     if (!m->s) { free(m); printf("FAIL migration %s: scenario set-up\n", name); return 1; }
     m->tb = scen_tb(m->s);

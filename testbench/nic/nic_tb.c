@@ -142,6 +142,10 @@ static bool modes_valid(const nic_tb_model_t *m, const nic_tb_config_t *c) {
             fprintf(stderr, "nic_tb: NIC %u runs %s, but the model has no RTL (rtl_new)\n", n, mode_names[k]);
             return false;
         }
+        if (k != NIC_TB_C && c->rtl_scramble_seed && !m->rtl_scramble) {
+            fprintf(stderr, "nic_tb: NIC %u: rtl_scramble_seed without the model's rtl_scramble\n", n);
+            return false;
+        }
         if (k == NIC_TB_LOCKSTEP && c->regs_check_every && !m->rtl_read_regs) {
             fprintf(stderr, "nic_tb: NIC %u: regs_check_every without the model's rtl_read_regs\n", n);
             return false;
@@ -204,6 +208,7 @@ nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
         x->edges = hls_edge_queue_new();
         for (unsigned i = 0; i < tb->ns; i++) x->q[i] = calloc(QCAP, tb->s[i].size ? tb->s[i].size : 1);
         if (x->mode != NIC_TB_C) x->rtl = m->rtl_new();
+        if (x->rtl && c->rtl_scramble_seed) m->rtl_scramble(x->rtl, c->rtl_scramble_seed * 0x9e3779b97f4a7c15ull + n);
     }
     tb->c.wire.tail_drop = true; /* see mac_may_start */
     tb->w = c->use_switch ? wire_switch_new(&tb->c.wire, c->nics < 2 ? 2 : c->nics) : wire_new(&tb->c.wire);

@@ -35,6 +35,8 @@ typedef struct {
     void (*rtl_read_regs)(void *m, void *state);
     /* optional: TOP_rtl_read_state (memory cells too), for nic_tb_compare_state */
     void (*rtl_read_state)(void *m, void *state);
+    /* optional: TOP_rtl_scramble, for nic_tb_config_t.rtl_scramble_seed */
+    void (*rtl_scramble)(void *m, unsigned long long seed);
 } nic_tb_model_t;
 
 #define NIC_TB_RTL_FNS(top)                                                                  \
@@ -42,7 +44,8 @@ typedef struct {
     .rtl_eval = (void (*)(void *, const void *, void *))top##_rtl_eval,                    \
     .rtl_edge = (void (*)(void *))top##_rtl_edge, .rtl_free = (void (*)(void *))top##_rtl_free, \
     .rtl_read_regs = (void (*)(void *, void *))top##_rtl_read_regs,                           \
-    .rtl_read_state = (void (*)(void *, void *))top##_rtl_read_state
+    .rtl_read_state = (void (*)(void *, void *))top##_rtl_read_state,                         \
+    .rtl_scramble = (void (*)(void *, unsigned long long))top##_rtl_scramble
 
 typedef enum {
     NIC_TB_C = 0,        /* the generated C model */
@@ -80,6 +83,11 @@ typedef struct {
      * so a divergence is caught where it starts, named by register, not only when it
      * reaches an output. */
     unsigned regs_check_every;
+    /* Not 0: every verilated NIC starts with random values (from this seed and the NIC's
+     * index) in the registers that have no reset, as hardware may after a reset; the C model
+     * keeps its zeros. 0: they start at zero, as in the C model (docs/rtl-gen.md, "Reset
+     * policy"). Needs the model's rtl_scramble. */
+    uint64_t rtl_scramble_seed;
     /* 0 or 1: every NIC's model runs on the calling thread. 2..8: each cycle the NICs' models
      * (C, RTL or both) run on this many threads side by side, NIC n on thread n % threads
      * (thread 0 is the caller); the wire, host memories and test queues stay on the caller,

@@ -4,7 +4,10 @@
  *   2. three NICs on a switch, NIC 0 the C model, NIC 1 the RTL, NIC 2 both in lock-step: after
  *      each NIC's SET_FN, NIC 1's C state is still all zero (its C model never ran) while its
  *      RTL holds the function; NIC 0 has no RTL; the lock-step check covers NIC 2 alone: a bit
- *      flipped in NIC 1's unused C state is no mismatch, one flipped in NIC 2's is named.
+ *      flipped in NIC 1's unused C state is no mismatch, one flipped in NIC 2's is named;
+ *   3. rtl_scramble_seed: a verilated NIC starts with random bits in its registers without
+ *      reset (none of them all zero), different per NIC, and without the seed at zero; the
+ *      seed asked of a model without rtl_scramble is refused.
  * Usage: nic_modes_test IFACE   (built with the RTL model: testbench/nic/tests/rtl-run) */
 #include "../nic_tb.h"
 #include "../../../rtl-gen/wrap/iface_read.h"
@@ -40,6 +43,48 @@ static void refused(const nic_tb_model_t *m, const nic_tb_config_t *c, const cha
     nic_tb_t *tb = nic_tb_new(m, c);
     check(tb == NULL, name, "nic_tb_new accepted it");
     nic_tb_free(tb);
+}
+
+/* Bytes of the registers without reset (iface "noreset" lines) that are not zero in NIC n's
+ * RTL state, and a hash of them (so two NICs' random values can be told apart). */
+static unsigned noreset_bytes(nic_tb_t *tb, unsigned n, uint64_t *hash) {
+    const ifc_t *f = nic_tb_iface(tb);
+    uint8_t *st = calloc(1, f->state_size);
+    unsigned set = 0;
+    *hash = 0;
+    if (nic_tb_read_state(tb, n, st))
+        for (unsigned k = 0; k < f->n_regs; k++)
+            for (unsigned b = 0; f->regs[k].guard >= 0 && b < f->regs[k].size; b++) {
+                uint8_t v = st[f->regs[k].offset + b];
+                set += v != 0;
+                *hash = *hash * 31 + v;
+            }
+    free(st);
+    return set;
+}
+
+/* 3. the RTL's registers without reset start random with rtl_scramble_seed, zero without */
+static void scramble_checks(const nic_tb_model_t *both) {
+    nic_tb_config_t c;
+    nic_tb_config_default(&c);
+    c.mode = NIC_TB_RTL;
+    c.rtl_scramble_seed = 5;
+    nic_tb_model_t unscrambled = *both;
+    unscrambled.rtl_scramble = NULL;
+    refused(&unscrambled, &c, "rtl_scramble_seed on a model without rtl_scramble is refused");
+    nic_tb_t *tb = nic_tb_new(both, &c);
+    c.rtl_scramble_seed = 0;
+    nic_tb_t *zero = nic_tb_new(both, &c);
+    if (!tb || !zero) { check(false, "scrambled and plain RTL harnesses", "nic_tb_new refused them"); nic_tb_free(tb); nic_tb_free(zero); return; }
+    uint64_t h0, h1, hz;
+    unsigned n0 = noreset_bytes(tb, 0, &h0), n1 = noreset_bytes(tb, 1, &h1), nz = noreset_bytes(zero, 0, &hz);
+    char why[160];
+    snprintf(why, sizeof why, "bytes not zero: NIC 0 %u, NIC 1 %u (hashes %s), without the seed %u", n0, n1,
+             h0 == h1 ? "equal" : "differ", nz);
+    check(n0 && n1 && h0 != h1 && nz == 0,
+          "rtl_scramble_seed: the registers without reset start random, per NIC, and at zero without it", why);
+    nic_tb_free(tb);
+    nic_tb_free(zero);
 }
 
 int main(int argc, char **argv) {
@@ -98,5 +143,6 @@ int main(int argc, char **argv) {
              equal ? "true" : "false", mm ? mm : "none");
     check(!equal && mm && strstr(mm, "nic 2: register ctrl.st_cmd_qp_dst_mac"), "a register flipped in NIC 2's C model is named", why);
     nic_tb_free(tb);
+    scramble_checks(&both);
     return failures ? 1 : 0;
 }
