@@ -1,8 +1,9 @@
 /* nic_tb.h — whole-NIC testbench harness (docs/nic-testbench.md).
  *
  * N NICs, each the composed model of a .net (rtl-gen --compose: TOP_model.c, or the
- * verilated TOP_rtl.h, or both in lock-step), each with its own 4-port host memory
- * (testbench/lib/hostmem), joined by a testbench/lib/wire (point-to-point or a switch).
+ * verilated TOP_rtl.h, or both in lock-step; all alike or chosen per NIC), each with its own
+ * 4-port host memory (testbench/lib/hostmem), joined by a testbench/lib/wire (point-to-point
+ * or a switch).
  * Ports are found by name in the composite's .iface at run time, so one harness serves
  * every composition: rx_frame / tx_frame carry Ethernet frames, every INST_dma_req /
  * INST_dma_resp pair is one host-memory port, any other top stream is a queue the test
