@@ -69,6 +69,8 @@ typedef struct {
 typedef struct {
     const char *iface;
     nic_tb_mode_t mode;
+    nic_tb_mode_t nic_mode[3]; /* mode NIC_TB_PER_NIC: the models of A, B and A' (a function
+                                  moved between the C model and the RTL) */
     uint64_t seed;
     const char *pcap_dir;     /* sent and delivered pcaps of the run, or NULL (no resend count) */
     bool lossy_bound_info;    /* on a lossy wire the resend bound is reported (info), not checked */

@@ -1,12 +1,14 @@
 /* mig_scen_main.c — the command line of the migration scenario driver (mig_scen.h).
  *
- *   mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds FIRST-LAST] [--pcap-dir DIR]
+ *   mig_scen --iface NIC.iface [--mode c|lockstep|c2rtl|rtl2c] [--seeds FIRST-LAST] [--pcap-dir DIR]
  *            [--fault migrate|abort|corrupt|truncated|tag|not-empty|collide|hw-refuses] [--phase N]
  *            [--qps N] [--late N] [--ops N] [--max-len BYTES] [--max-cycles N] [--lossy]
  *            [--lossy-bound-info] [--unserved MASK] [--verbose]
  *
  * Every seed of the range is one run; odd seeds run on a lossy wire when --lossy is given.
  * --lossy-bound-info: on those, the resend bound (with --pcap-dir) is an info line, not a check.
+ * --mode c2rtl: A and the peer B run the C model, A' the verilated RTL; rtl2c: A the RTL, B and
+ * A' the C model (both need a build with --rtl); lockstep: every NIC both, compared.
  * Prints PASS/FAIL lines and "mig_scen: N runs, N failed"; exit 0 when every run passed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@
 #include "mig_scen.h"
 
 static int usage(const char *why) {
-    fprintf(stderr, "mig_scen: %s\nusage: mig_scen --iface NIC.iface [--mode c|lockstep] [--seeds A-B] [--pcap-dir DIR] "
+    fprintf(stderr, "mig_scen: %s\nusage: mig_scen --iface NIC.iface [--mode c|lockstep|c2rtl|rtl2c] [--seeds A-B] [--pcap-dir DIR] "
                     "[--fault NAME] [--phase N] [--qps N] [--late N] [--ops N] [--max-len B] [--max-cycles N] [--lossy] [--lossy-bound-info] [--unserved MASK] [--verbose]\n", why);
     return 2;
 }
@@ -34,7 +36,15 @@ int main(int argc, char **argv) {
             v = argv[++i];
             if (!strcmp(v, "c")) o.mode = NIC_TB_C;
             else if (!strcmp(v, "lockstep")) o.mode = NIC_TB_LOCKSTEP;
-            else return usage("--mode must be c or lockstep");
+            else if (!strcmp(v, "c2rtl") || !strcmp(v, "rtl2c")) {
+                /* the function moves between implementations: A on one, A' on the other; the
+                 * peer B on the C model */
+                bool to_rtl = !strcmp(v, "c2rtl");
+                o.mode = NIC_TB_PER_NIC;
+                o.nic_mode[0] = to_rtl ? NIC_TB_C : NIC_TB_RTL;
+                o.nic_mode[1] = NIC_TB_C;
+                o.nic_mode[2] = to_rtl ? NIC_TB_RTL : NIC_TB_C;
+            } else return usage("--mode must be c, lockstep, c2rtl or rtl2c");
         } else if (!strcmp(v, "--seeds") && more) {
             char *end;
             first = last = strtoull(argv[++i], &end, 0);

@@ -10,7 +10,7 @@
 #include "../lib/prng.h"
 #include "step_threads.h"
 
-#define MAX_NICS 8
+#define MAX_NICS NIC_TB_MAX_NICS
 #define MAX_STREAMS 64
 #define MAX_DMA 8
 #define QCAP 4096   /* items per test stream queue */
@@ -27,6 +27,7 @@ typedef struct {
 typedef struct { uint8_t *buf; size_t len; } frame_t;
 
 typedef struct {
+    nic_tb_mode_t mode;   /* C, RTL or lock-step: this NIC's model */
     uint8_t *in, *out, *out_rtl, *st;
     uint8_t *st_rtl;      /* lock-step register checks: the RTL's registers in the C layout */
     hls_edge_queue *edges; /* the C model's memory operations of a cycle (hls.h) */
@@ -120,14 +121,43 @@ void nic_tb_config_default(nic_tb_config_t *c) {
     c->seed = 1;
 }
 
+static const char *const mode_names[] = {"C model", "RTL", "lock-step", "per-NIC"};
+const char *nic_tb_mode_name(nic_tb_mode_t mode) { return (unsigned)mode <= NIC_TB_PER_NIC ? mode_names[mode] : "?"; }
+
+/* NIC n's model under config c: config.mode, or its own with NIC_TB_PER_NIC */
+static nic_tb_mode_t mode_of(const nic_tb_config_t *c, unsigned n) {
+    return c->mode == NIC_TB_PER_NIC ? c->nic_mode[n] : c->mode;
+}
+
+/* Every NIC's mode is one of C, RTL, lock-step, and the model has what that mode needs. */
+static bool modes_valid(const nic_tb_model_t *m, const nic_tb_config_t *c) {
+    if ((unsigned)c->mode > NIC_TB_PER_NIC) { fprintf(stderr, "nic_tb: mode %d (C, RTL, lock-step or per-NIC)\n", (int)c->mode); return false; }
+    for (unsigned n = 0; n < c->nics; n++) {
+        nic_tb_mode_t k = mode_of(c, n);
+        if ((unsigned)k > NIC_TB_LOCKSTEP) {
+            fprintf(stderr, "nic_tb: NIC %u: nic_mode %d (C, RTL or lock-step)\n", n, (int)k);
+            return false;
+        }
+        if (k != NIC_TB_C && !m->rtl_new) {
+            fprintf(stderr, "nic_tb: NIC %u runs %s, but the model has no RTL (rtl_new)\n", n, mode_names[k]);
+            return false;
+        }
+        if (k != NIC_TB_C && c->rtl_scramble_seed && !m->rtl_scramble) {
+            fprintf(stderr, "nic_tb: NIC %u: rtl_scramble_seed without the model's rtl_scramble\n", n);
+            return false;
+        }
+        if (k == NIC_TB_LOCKSTEP && c->regs_check_every && !m->rtl_read_regs) {
+            fprintf(stderr, "nic_tb: NIC %u: regs_check_every without the model's rtl_read_regs\n", n);
+            return false;
+        }
+    }
+    return true;
+}
+
 nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
     if (c->nics < 1 || c->nics > MAX_NICS) { fprintf(stderr, "nic_tb: %u NICs (1..%d)\n", c->nics, MAX_NICS); return NULL; }
-    if (c->mode != NIC_TB_C && !m->rtl_new) { fprintf(stderr, "nic_tb: RTL mode without an RTL model\n"); return NULL; }
+    if (!modes_valid(m, c)) return NULL;
     if (c->threads > MAX_NICS) { fprintf(stderr, "nic_tb: %u threads (0..%d)\n", c->threads, MAX_NICS); return NULL; }
-    if (c->mode == NIC_TB_LOCKSTEP && c->regs_check_every && !m->rtl_read_regs) {
-        fprintf(stderr, "nic_tb: regs_check_every without the model's rtl_read_regs\n");
-        return NULL;
-    }
     ifc_t *f = ifc_read(m->iface);
     if (!f) return NULL;
     nic_tb_t *tb = calloc(1, sizeof *tb);
@@ -167,16 +197,18 @@ nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c) {
     tb->bp_thresh = prng_threshold(c->backpressure_pct / 100.0);
     for (unsigned n = 0; n < c->nics; n++) {
         nic_t *x = &tb->nic[n];
+        x->mode = mode_of(c, n);
         x->in = calloc(1, f->in_size);
         x->out = calloc(1, f->out_size);
         x->out_rtl = calloc(1, f->out_size);
-        if (c->mode == NIC_TB_LOCKSTEP && c->regs_check_every) x->st_rtl = calloc(1, f->state_size);
+        if (x->mode == NIC_TB_LOCKSTEP && c->regs_check_every) x->st_rtl = calloc(1, f->state_size);
         x->st = aligned_alloc(64, (f->state_size + 63) / 64 * 64);
         memset(x->st, 0, f->state_size);
         x->mem = hostmem_new(&tb->c.mem);
         x->edges = hls_edge_queue_new();
         for (unsigned i = 0; i < tb->ns; i++) x->q[i] = calloc(QCAP, tb->s[i].size ? tb->s[i].size : 1);
-        if (c->mode != NIC_TB_C) x->rtl = m->rtl_new();
+        if (x->mode != NIC_TB_C) x->rtl = m->rtl_new();
+        if (x->rtl && c->rtl_scramble_seed) m->rtl_scramble(x->rtl, c->rtl_scramble_seed * 0x9e3779b97f4a7c15ull + n);
     }
     tb->c.wire.tail_drop = true; /* see mac_may_start */
     tb->w = c->use_switch ? wire_switch_new(&tb->c.wire, c->nics < 2 ? 2 : c->nics) : wire_new(&tb->c.wire);
@@ -206,6 +238,7 @@ void nic_tb_free(nic_tb_t *tb) {
 }
 
 uint64_t nic_tb_now(const nic_tb_t *tb) { return tb->cycle; }
+nic_tb_mode_t nic_tb_mode(const nic_tb_t *tb, unsigned nic) { return tb->nic[nic].mode; }
 const nic_tb_config_t *nic_tb_config(const nic_tb_t *tb) { return &tb->c; }
 hostmem_t *nic_tb_mem(nic_tb_t *tb, unsigned nic) { return tb->nic[nic].mem; }
 wire_t *nic_tb_wire(nic_tb_t *tb) { return tb->w; }
@@ -403,13 +436,16 @@ void *nic_tb_rtl(nic_tb_t *tb, unsigned nic) { return nic < tb->c.nics ? tb->nic
 bool nic_tb_compare_state(nic_tb_t *tb) {
     const ifc_t *f = tb->ifc;
     if (tb->mismatch[0]) return false; /* the first mismatch is kept */
-    if (tb->c.mode != NIC_TB_LOCKSTEP || !tb->m.rtl_read_state) {
-        snprintf(tb->mismatch, sizeof tb->mismatch, "nic_tb_compare_state: needs lock-step mode and rtl_read_state");
+    unsigned lockstep = 0;
+    for (unsigned n = 0; n < tb->c.nics; n++) lockstep += tb->nic[n].mode == NIC_TB_LOCKSTEP;
+    if (!lockstep || !tb->m.rtl_read_state) {
+        snprintf(tb->mismatch, sizeof tb->mismatch, "nic_tb_compare_state: needs a NIC in lock-step mode and rtl_read_state");
         return false;
     }
     uint8_t *rs = calloc(1, f->state_size);
     for (unsigned n = 0; n < tb->c.nics && !tb->mismatch[0]; n++) {
         nic_t *x = &tb->nic[n];
+        if (x->mode != NIC_TB_LOCKSTEP) continue;
         memset(rs, 0, f->state_size);
         tb->m.rtl_read_state(x->rtl, rs);
         char what[160];
@@ -519,17 +555,17 @@ static void step_nic_model(void *arg, unsigned n) {
     nic_tb_t *tb = arg;
     nic_t *x = &tb->nic[n];
     if (x->detached) return;
-    if (tb->c.mode != NIC_TB_RTL) {
+    if (x->mode != NIC_TB_RTL) {
         memset(x->out, 0, tb->ifc->out_size);
         hls_edge_queue_bind(x->edges);
         tb->m.c_step(x->in, x->out, x->st);
         hls_clock_edge(x->edges);
     }
-    if (tb->c.mode != NIC_TB_C) {
-        tb->m.rtl_eval(x->rtl, x->in, tb->c.mode == NIC_TB_RTL ? x->out : x->out_rtl);
+    if (x->mode != NIC_TB_C) {
+        tb->m.rtl_eval(x->rtl, x->in, x->mode == NIC_TB_RTL ? x->out : x->out_rtl);
         tb->m.rtl_edge(x->rtl);
-        if (tb->c.mode == NIC_TB_LOCKSTEP) compare_outputs(tb, n);
-        if (tb->c.mode == NIC_TB_LOCKSTEP && tb->c.regs_check_every && (tb->cycle + 1) % tb->c.regs_check_every == 0)
+        if (x->mode == NIC_TB_LOCKSTEP) compare_outputs(tb, n);
+        if (x->mode == NIC_TB_LOCKSTEP && tb->c.regs_check_every && (tb->cycle + 1) % tb->c.regs_check_every == 0)
             compare_regs(tb, n);
     }
 }
@@ -586,7 +622,7 @@ bool nic_tb_quiet(const nic_tb_t *tb, unsigned nic) {
 
 bool nic_tb_read_state(const nic_tb_t *tb, unsigned nic, void *state) {
     const nic_t *x = &tb->nic[nic];
-    if (tb->c.mode != NIC_TB_RTL) memcpy(state, x->st, tb->ifc->state_size);
+    if (x->mode != NIC_TB_RTL) memcpy(state, x->st, tb->ifc->state_size);
     else if (tb->m.rtl_read_state) {
         memset(state, 0, tb->ifc->state_size);
         tb->m.rtl_read_state(x->rtl, state);

@@ -1,8 +1,9 @@
 /* nic_tb.h — whole-NIC testbench harness (docs/nic-testbench.md).
  *
  * N NICs, each the composed model of a .net (rtl-gen --compose: TOP_model.c, or the
- * verilated TOP_rtl.h, or both in lock-step), each with its own 4-port host memory
- * (testbench/lib/hostmem), joined by a testbench/lib/wire (point-to-point or a switch).
+ * verilated TOP_rtl.h, or both in lock-step; all alike or chosen per NIC), each with its own
+ * 4-port host memory (testbench/lib/hostmem), joined by a testbench/lib/wire (point-to-point
+ * or a switch).
  * Ports are found by name in the composite's .iface at run time, so one harness serves
  * every composition: rx_frame / tx_frame carry Ethernet frames, every INST_dma_req /
  * INST_dma_resp pair is one host-memory port, any other top stream is a queue the test
@@ -35,6 +36,8 @@ typedef struct {
     void (*rtl_read_regs)(void *m, void *state);
     /* optional: TOP_rtl_read_state (memory cells too), for nic_tb_compare_state */
     void (*rtl_read_state)(void *m, void *state);
+    /* optional: TOP_rtl_scramble, for nic_tb_config_t.rtl_scramble_seed */
+    void (*rtl_scramble)(void *m, unsigned long long seed);
 } nic_tb_model_t;
 
 #define NIC_TB_RTL_FNS(top)                                                                  \
@@ -42,13 +45,18 @@ typedef struct {
     .rtl_eval = (void (*)(void *, const void *, void *))top##_rtl_eval,                    \
     .rtl_edge = (void (*)(void *))top##_rtl_edge, .rtl_free = (void (*)(void *))top##_rtl_free, \
     .rtl_read_regs = (void (*)(void *, void *))top##_rtl_read_regs,                           \
-    .rtl_read_state = (void (*)(void *, void *))top##_rtl_read_state
+    .rtl_read_state = (void (*)(void *, void *))top##_rtl_read_state,                         \
+    .rtl_scramble = (void (*)(void *, unsigned long long))top##_rtl_scramble
 
 typedef enum {
     NIC_TB_C = 0,        /* the generated C model */
     NIC_TB_RTL = 1,      /* the verilated RTL */
     NIC_TB_LOCKSTEP = 2, /* both on the same inputs, every output compared every cycle */
+    NIC_TB_PER_NIC = 3,  /* each NIC one of the three above: nic_tb_config_t.nic_mode[n] (a
+                            function moved between the C model and the RTL: mig_scen) */
 } nic_tb_mode_t;
+
+#define NIC_TB_MAX_NICS 8
 
 /* Optional DMA backend (testbench/platform: DMA carried as PCIe TLPs): when eval is set, every
  * DMA port of every NIC reaches it instead of the NIC's own host memory, under hostmem's cycle
@@ -63,8 +71,9 @@ typedef struct {
 } nic_tb_dma_t;
 
 typedef struct {
-    unsigned nics;          /* 1..8 */
+    unsigned nics;          /* 1..NIC_TB_MAX_NICS */
     nic_tb_mode_t mode;
+    nic_tb_mode_t nic_mode[NIC_TB_MAX_NICS]; /* mode NIC_TB_PER_NIC: NIC n's model */
     bool use_switch;        /* a learning switch instead of a point-to-point link (nics == 2) */
     wire_config_t wire;
     hostmem_config_t mem;   /* nports is set to the model's DMA port count */
@@ -75,6 +84,11 @@ typedef struct {
      * so a divergence is caught where it starts, named by register, not only when it
      * reaches an output. */
     unsigned regs_check_every;
+    /* Not 0: every verilated NIC starts with random values (from this seed and the NIC's
+     * index) in the registers that have no reset, as hardware may after a reset; the C model
+     * keeps its zeros. 0: they start at zero, as in the C model (docs/rtl-gen.md, "Reset
+     * policy"). Needs the model's rtl_scramble. */
+    uint64_t rtl_scramble_seed;
     /* 0 or 1: every NIC's model runs on the calling thread. 2..8: each cycle the NICs' models
      * (C, RTL or both) run on this many threads side by side, NIC n on thread n % threads
      * (thread 0 is the caller); the wire, host memories and test queues stay on the caller,
@@ -90,21 +104,25 @@ typedef struct nic_tb nic_tb_t;
 
 void nic_tb_config_default(nic_tb_config_t *c);
 /* NULL and a message on stderr when the interface cannot be read or a mode needs an RTL
- * model that was not given. */
+ * model that was not given (naming the NIC). */
 nic_tb_t *nic_tb_new(const nic_tb_model_t *m, const nic_tb_config_t *c);
 void nic_tb_free(nic_tb_t *tb);
 
 uint64_t nic_tb_now(const nic_tb_t *tb);
+/* The model NIC nic runs: C, RTL or lock-step (config.mode, or its nic_mode[nic]). */
+nic_tb_mode_t nic_tb_mode(const nic_tb_t *tb, unsigned nic);
+/* "C model", "RTL", "lock-step" (for messages) */
+const char *nic_tb_mode_name(nic_tb_mode_t mode);
 hostmem_t *nic_tb_mem(nic_tb_t *tb, unsigned nic);
 wire_t *nic_tb_wire(nic_tb_t *tb);
 /* Lock-step: 0 while C and RTL agree; else the first mismatch ("cycle 12 nic 0: out
  * rxd_req_pkt_valid C=0x1 RTL=0x0"). */
 const char *nic_tb_mismatch(const nic_tb_t *tb);
-/* Lock-step: compare the whole state of every NIC, C model against RTL (every register,
+/* Lock-step: compare the whole state of every NIC in lock-step, C model against RTL (every register,
  * memory read-data register and memory cell: context tables included). True when equal;
  * false when a mismatch was recorded before (it is kept) or is found now (it becomes the
  * mismatch: "cycle 9 nic 0: memory resp.st_qpc cell 17 byte 3 C=0x.. RTL=0x.."); also false,
- * with that reason as the mismatch, outside lock-step or without the model's rtl_read_state. */
+ * with that reason as the mismatch, when no NIC is in lock-step or without the model's rtl_read_state. */
 bool nic_tb_compare_state(nic_tb_t *tb);
 /* The RTL model of nic (NULL in C mode), e.g. for TOP_rtl_trace(nic_tb_rtl(tb, 1), "x.fst")
  * with a model built by build-model --trace. */

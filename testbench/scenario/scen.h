@@ -90,6 +90,8 @@ typedef struct {
 
 typedef struct {
     nic_tb_mode_t mode;
+    nic_tb_mode_t nic_mode[NIC_TB_MAX_NICS]; /* mode NIC_TB_PER_NIC: each NIC's model (nic_tb.h) */
+    uint64_t rtl_scramble_seed;   /* nic_tb_config_t's: random registers without reset in the RTL */
     const char *iface;
     uint64_t seed;
     const char *pcap;             /* wire pcap of every frame the NICs sent, or NULL */

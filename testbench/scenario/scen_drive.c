@@ -75,10 +75,13 @@ scen_t *scen_new(const scen_opts_t *o) {
     m.rtl_eval = (void (*)(void *, const void *, void *))nic_rtl_eval;
     m.rtl_edge = (void (*)(void *))nic_rtl_edge;
     m.rtl_free = (void (*)(void *))nic_rtl_free;
+    m.rtl_scramble = (void (*)(void *, unsigned long long))nic_rtl_scramble;
 #endif
     nic_tb_config_t c;
     nic_tb_config_default(&c);
     c.mode = o->mode;
+    memcpy(c.nic_mode, o->nic_mode, sizeof c.nic_mode);
+    c.rtl_scramble_seed = o->rtl_scramble_seed;
     c.nics = o->nics ? o->nics : 2;
     c.use_switch = c.nics > 2;
     c.wire = o->wire;

@@ -12,10 +12,10 @@
  * Every wait is bounded; a timeout names the missing CQE and prints both NICs' counters.
  * Finally the wire's frames are checked against the expected opcode/PSN sequence of each
  * direction and an expectation file for testbench/judges/tshark-check is written.
- * Usage: nic_e2e_test IFACE PCAP EXPECT [c|rtl|lockstep]
- * The mode (default c) needs a build with -DNIC_E2E_RTL and the verilated model for rtl and
- * lockstep (testbench/nic/tests/rtl-run); lock-step adds a check that C and RTL agreed on
- * every output of every cycle. */
+ * Usage: nic_e2e_test IFACE PCAP EXPECT [c|rtl|lockstep|c-rtl|rtl-c]
+ * The mode (default c) needs a build with -DNIC_E2E_RTL and the verilated model for the others
+ * (testbench/nic/tests/rtl-run); lock-step adds a check that C and RTL agreed on every output
+ * of every cycle; c-rtl runs A on the C model and B on the RTL, rtl-c the other way round. */
 #include "../nic_tb.h"
 #include "../../lib/pcap.h"
 
@@ -194,10 +194,16 @@ int main(int argc, char **argv) {
     };
     nic_tb_config_t c;
     nic_tb_config_default(&c);
-    c.mode = NIC_TB_C;
     if (argc == 5 && !strcmp(argv[4], "rtl")) c.mode = NIC_TB_RTL;
     else if (argc == 5 && !strcmp(argv[4], "lockstep")) c.mode = NIC_TB_LOCKSTEP;
-    else if (argc == 5 && strcmp(argv[4], "c")) { fprintf(stderr, "nic_e2e_test: mode '%s': want c, rtl or lockstep\n", argv[4]); return 2; }
+    else if (argc == 5 && (!strcmp(argv[4], "c-rtl") || !strcmp(argv[4], "rtl-c"))) {
+        c.mode = NIC_TB_PER_NIC;
+        c.nic_mode[A] = argv[4][0] == 'c' ? NIC_TB_C : NIC_TB_RTL;
+        c.nic_mode[B] = argv[4][0] == 'c' ? NIC_TB_RTL : NIC_TB_C;
+    } else if (argc == 5 && strcmp(argv[4], "c")) {
+        fprintf(stderr, "nic_e2e_test: mode '%s': want c, rtl, lockstep, c-rtl or rtl-c\n", argv[4]);
+        return 2;
+    }
     c.wire.latency_cycles = 20;
     c.wire.bytes_per_cycle = 25;
     c.wire.pcap_sent = argv[2];
