@@ -36,8 +36,9 @@ long hyp_stream_read(int fd, hyp_buf_t *img, bool to_end) {
         }
         if (r == 0) return got; /* the device closed its end: the image is complete */
         if (errno == EINTR) continue;
-        if (errno != EAGAIN) return -errno;
-        if (!to_end) return got; /* pre-copy: a temporary end */
+        /* pre-copy's temporary end: ENOMSG as the uAPI has it, EAGAIN as a socket answers */
+        if (errno != EAGAIN && errno != ENOMSG) return -errno;
+        if (!to_end) return got;
         if (hyp_now_ms() - t0 > HYP_STREAM_TIMEOUT_MS) return -ETIMEDOUT;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         poll(&p, 1, 100);
