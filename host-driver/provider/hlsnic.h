@@ -159,15 +159,16 @@ void hlsnic_event_dispatch(hlsnic_fn_t *f, uint64_t ev);
  * (hyp_now_ms's clock). */
 int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base);
 double hyp_now_ms(void);
-/* hyp_devices.c: the destination opened with no port, mapped and RESUMING (NULL with the
- * reason in why); image bytes written into its data_fd; once its load is validated, the wire
- * handed to it and RUNNING (-1 with the reason: the source keeps or gets back its port); the
- * source back to RUNNING after a failure; the source's pending interrupts (at most cap). */
-hlsnic_dev_t *hyp_dest_open(hlsnic_fn_t *f, unsigned nth, const char *model, int *wfd, char *why, size_t cap);
+/* hyp_devices.c: the destination (its function dfn) opened with no port, mapped and RESUMING
+ * (NULL with the reason in why); image bytes written into its data_fd; once its load is
+ * validated, the wire handed to it and RUNNING (-1 with the reason: the source keeps or gets
+ * back its port); the source back to RUNNING after a failure; the source's pending
+ * interrupts (at most cap), renamed to function dfn. */
+hlsnic_dev_t *hyp_dest_open(hlsnic_fn_t *f, unsigned nth, unsigned dfn, const char *model, int *wfd, char *why, size_t cap);
 int hyp_dest_write(int wfd, const uint8_t *b, size_t n);
-int hyp_dest_take_over(hlsnic_fn_t *f, hlsnic_dev_t *src, hlsnic_dev_t *dst, char *why, size_t cap);
+int hyp_dest_take_over(hlsnic_fn_t *f, hlsnic_dev_t *src, hlsnic_dev_t *dst, unsigned dfn, char *why, size_t cap);
 void hyp_source_back(hlsnic_fn_t *f, hlsnic_dev_t *d);
-unsigned hyp_pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, uint64_t *ev, unsigned cap);
+unsigned hyp_pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, unsigned dfn, uint64_t *ev, unsigned cap);
 /* hyp_trigger.c: HLSNIC_MIGRATE_AT / _CTL / _TIMELINE (docs/live-migration.md). 0 or an errno. */
 int hyp_ctl_start(hlsnic_fn_t *f);
 void hyp_ctl_stop(hlsnic_fn_t *f);

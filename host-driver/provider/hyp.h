@@ -13,6 +13,9 @@
  *   hyp_migrate.c   one migration: pre-copy, QEMU's stop order, the image into a new device
  *   hyp_devices.c   the work on the two devices: the source's stream, the destination prepared
  *                   (no port, mapped, RESUMING) and fed, the wire handed to it
+ *   hyp_dest_check.c  the destination checked before the guest stops: its migration tag takes
+ *                   the source's (before pre-copy), its switch-over acknowledgement (after it)
+ *   hyp_converge.c  when pre-copy has converged, counted in bytes; DevThrottle when it does not
  *   hyp_timeline.c  the phases of each migration on stderr and as JSON
  *   hyp_trigger.c   when to migrate: HLSNIC_MIGRATE_AT, the control socket
  *
@@ -113,6 +116,48 @@ typedef struct {
  * Bytes read, or -errno. */
 long hyp_stream_read(int fd, hyp_buf_t *img, bool to_end);
 
+/* ---- hyp_dest_check.c (the destination's function dfn, the source's sfn) ---- */
+/* The destination's QueryTag against the source's (DA7): 0 with both tags in why, or -1 with
+ * the first difference and both tags in why. */
+int hyp_dest_tag_check(hlsnic_dev_t *src, unsigned sfn, hlsnic_dev_t *dst, unsigned dfn, char *why, size_t cap);
+/* Wait (at most HYP_ACK_WAIT_MS) for the destination's switch-over acknowledgement of the
+ * `written` pre-copy bytes: 0, or -1 with why (refused, or not staged in time). */
+int hyp_dest_ack_wait(hlsnic_dev_t *dst, unsigned dfn, uint64_t written, char *why, size_t cap);
+
+/* ---- hyp_converge.c: pre-copy convergence by counters, DevThrottle (seed 004 algorithm 2) ---- */
+enum {
+    HYP_PRECOPY_MAX = 8,         /* pre-copy passes at most */
+    HYP_REMAINDER = 64 * 1024,   /* a pass that left no more than this bytes: converged */
+    HYP_GAP_CYCLES = 20000,      /* device cycles the guest runs between two passes */
+    HYP_ACK_WAIT_MS = 3000,      /* the destination's switch-over acknowledgement, at most */
+};
+typedef struct {
+    unsigned n;                  /* pre-copy-N */
+    uint64_t left;               /* bytes the pass moved: image + guest pages dirty at its start */
+    uint32_t throttle;           /* DevThrottle in force during the pass (B/1024 cycles, 0: off) */
+    uint64_t write_rate;         /* bytes the device wrote to host memory per 1024 cycles, in it */
+    uint32_t throttle_next;      /* DevThrottle set after it */
+} hyp_pass_t;
+#define HYP_PASSES_MAX 16
+typedef struct {
+    bool allowed;                /* DevThrottle may be used (HLSNIC_MIGRATE_THROTTLE) */
+    uint32_t rate;               /* in force */
+    unsigned passes;
+    uint64_t left;               /* of the last pass */
+    uint64_t written, cyc;       /* the device's host-write counter and cycles at its end */
+} hyp_converge_t;
+struct hyp_migration;
+/* Before the first pass: the counters' start. 0 or -errno. */
+int hyp_converge_begin(hyp_converge_t *c, hlsnic_dev_t *d, unsigned fn, bool throttle_allowed);
+/* A pass ended having moved `left` bytes, device_bytes of them guest pages in the device's
+ * dirty log (first_read: the full pass is read): recorded in m->pass[] with its line on
+ * stderr; DevThrottle set when it did not shrink enough and the device made most of it. 1:
+ * converged, 0: go on, or -errno of DevThrottle. */
+int hyp_converge_pass(hyp_converge_t *c, struct hyp_migration *m, hlsnic_dev_t *d, unsigned fn, bool first_read, uint64_t left,
+                      uint64_t device_bytes);
+/* One stderr line: converged or not, bytes left, the throttle and its effect. */
+void hyp_converge_report(const struct hyp_migration *m);
+
 /* ---- hyp_timeline.c ---- */
 typedef struct {
     char name[32];
@@ -123,9 +168,11 @@ typedef struct {
     uint64_t dest_cycles;      /* cycles the destination's clock ran in this phase (it runs
                                   beside the source from its open to the switch-over) */
 } hyp_phase_t;
-typedef struct {
+typedef struct hyp_migration {
     unsigned n;                /* 1, 2, ... */
     char trigger[64];
+    unsigned dst_fn;           /* the destination's function (HLSNIC_MIGRATE_FN; default the source's) */
+    bool throttle_allowed;     /* HLSNIC_MIGRATE_THROTTLE is not off */
     char result[512];          /* "ok" or what failed */
     hyp_phase_t ph[48];
     unsigned nph;
@@ -133,6 +180,10 @@ typedef struct {
     uint64_t down_cyc0, down_cyc1; /* the guest paused */
     uint64_t dest_cycle_base;      /* guest device time at the destination's cycle 0 (0: none) */
     double down_ms0, down_ms1;
+    hyp_pass_t pass[HYP_PASSES_MAX]; /* pre-copy, pass by pass */
+    unsigned npass;
+    bool converged;
+    uint64_t throttle_from;    /* the device's write rate in the pass before the first throttle */
 } hyp_migration_t;
 void hyp_timeline_phase(hyp_migration_t *m, const hyp_phase_t *p); /* record + stderr line */
 void hyp_timeline_end(hyp_migration_t *m);                          /* stderr summary */

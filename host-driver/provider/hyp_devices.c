@@ -52,13 +52,17 @@ void hyp_source_back(hlsnic_fn_t *f, hlsnic_dev_t *d) {
 }
 
 /* The guest's interrupts the source raised and the guest had not taken when it stopped
- * (on a real host, pending MSI-X bits QEMU carries over). */
-unsigned hyp_pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, uint64_t *ev, unsigned cap) {
+ * (on a real host, pending MSI-X bits QEMU carries over). An event names its QP and CQ by
+ * their rows on the device (function * rows per function + slot): they are renamed to the
+ * destination's function dfn, where the slots are the same (the image keeps them). */
+unsigned hyp_pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, unsigned dfn, uint64_t *ev, unsigned cap) {
     unsigned n = 0;
     while (n < cap) {
         uint64_t e = hlsnic_mmio_read64(d, f->fn, NIC_BAR_EVENT);
         if (!(e >> 63)) break;
-        ev[n++] = e;
+        uint64_t qrow = dfn * NIC_QP_PER_FN + ((e >> 8) & 0xff) % NIC_QP_PER_FN,
+                 crow = dfn * NIC_CQ_PER_FN + ((e >> 16) & 0xff) % NIC_CQ_PER_FN;
+        ev[n++] = (e & ~0xffff00ull) | qrow << 8 | crow << 16;
     }
     return n;
 }
@@ -67,7 +71,7 @@ unsigned hyp_pop_events(hlsnic_fn_t *f, hlsnic_dev_t *d, uint64_t *ev, unsigned 
  * source owns the wire until the switch-over), every guest mapping mapped on it, RUNNING ->
  * RESUMING; *wfd is its data_fd, into which the hypervisor writes the image as it reads it.
  * NULL with the reason in why. model: the model to open (a test opens a bogus one). */
-hlsnic_dev_t *hyp_dest_open(hlsnic_fn_t *f, unsigned nth, const char *model, int *wfd, char *why, size_t cap) {
+hlsnic_dev_t *hyp_dest_open(hlsnic_fn_t *f, unsigned nth, unsigned dfn, const char *model, int *wfd, char *why, size_t cap) {
     char pcap[4096], err[256] = "";
     *wfd = -1;
     if (f->cfg_pcap) snprintf(pcap, sizeof pcap, "%s.mig%u", f->cfg_pcap, nth);
@@ -82,8 +86,8 @@ hlsnic_dev_t *hyp_dest_open(hlsnic_fn_t *f, unsigned nth, const char *model, int
         snprintf(why, cap, "mapping the guest's memory on the destination: %s", strerror(-rc));
         goto fail;
     }
-    if ((rc = hlsnic_vfio_set_state(d, f->fn, HLSNIC_MIG_RESUMING, wfd)) || *wfd < 0) {
-        snprintf(why, cap, "destination RUNNING -> RESUMING: %s", rc ? strerror(-rc) : "no data_fd");
+    if ((rc = hlsnic_vfio_set_state(d, dfn, HLSNIC_MIG_RESUMING, wfd)) || *wfd < 0) {
+        snprintf(why, cap, "destination function %u RUNNING -> RESUMING: %s", dfn, rc ? strerror(-rc) : "no data_fd");
         goto fail;
     }
     return d;
@@ -110,7 +114,7 @@ int hyp_dest_write(int wfd, const uint8_t *b, size_t n) {
  * the source's port moved to it, or with HLSNIC_MIGRATE_WIRE the other wire attached — and
  * goes RUNNING_P2P, RUNNING (its Resume-Active announces the function there). If a step
  * fails the source gets its port back: it can run on. 0, or -1 with the reason in why. */
-int hyp_dest_take_over(hlsnic_fn_t *f, hlsnic_dev_t *src, hlsnic_dev_t *dst, char *why, size_t cap) {
+int hyp_dest_take_over(hlsnic_fn_t *f, hlsnic_dev_t *src, hlsnic_dev_t *dst, unsigned dfn, char *why, size_t cap) {
     char err[256] = "";
     /* with two wires the destination gets the one the source is not on */
     const char *other = !f->cfg_wire_alt ? NULL : f->wire_now ? f->cfg_wire : f->cfg_wire_alt;
@@ -121,7 +125,7 @@ int hyp_dest_take_over(hlsnic_fn_t *f, hlsnic_dev_t *src, hlsnic_dev_t *dst, cha
     }
     static const enum hlsnic_mig_state order[] = {HLSNIC_MIG_RUNNING_P2P, HLSNIC_MIG_RUNNING};
     for (unsigned i = 0; i < 2; i++) {
-        int rc = hlsnic_vfio_set_state(dst, f->fn, order[i], NULL);
+        int rc = hlsnic_vfio_set_state(dst, dfn, order[i], NULL);
         if (rc) {
             snprintf(why, cap, "destination -> %s: %s", hlsnic_mig_state_name(order[i]), strerror(-rc));
             if (moved && hlsnic_dev_wire_move(dst, src, err, sizeof err))

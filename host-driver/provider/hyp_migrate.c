@@ -4,10 +4,13 @@
  *
  *   1. guest memory frozen (no new mappings), its shadow copied whole, the device's DMA dirty
  *      log started over it; the destination opened with no port (the source owns the wire),
- *      the guest's memory mapped on it, RUNNING -> RESUMING: it takes the image as it comes;
- *   2. RUNNING -> PRE_COPY; iterations: PRECOPY_INFO, the device's stream read and written
- *      into the destination, the dirty pages synchronised into the shadow; until the first
- *      pass is read and an iteration moved at most HYP_REMAINDER bytes (or HYP_PRECOPY_MAX);
+ *      its migration tag checked against the source's (hyp_dest_check.c), the guest's memory
+ *      mapped on it, RUNNING -> RESUMING: it takes the image as it comes;
+ *   2. RUNNING -> PRE_COPY; passes: PRECOPY_INFO, the device's stream read and written into
+ *      the destination, the dirty pages synchronised into the shadow, HYP_GAP_CYCLES of
+ *      device time between two; until pre-copy converged (hyp_converge.c: counted in bytes,
+ *      DevThrottle when a pass does not shrink enough) or HYP_PRECOPY_MAX passes; then the
+ *      destination's switch-over acknowledgement: the pre-copy data staged and valid;
  *   3. the guest paused (its provider's MMIO and CQ polling wait); PRE_COPY_P2P, then
  *      STOP_COPY read to its end (and written on), then STOP: the source does nothing more;
  *   4. the shadow check: every page that changed since the pause must be in the dirty log;
@@ -30,11 +33,7 @@
 #include "hlsnic.h"
 #include "hlsnic_vfio.h"
 
-enum {
-    HYP_PRECOPY_MAX = 8,          /* pre-copy iterations at most */
-    HYP_REMAINDER = 64 * 1024,    /* an iteration that moved no more than this ends pre-copy */
-    HYP_ITER_GAP_US = 10000       /* the guest and the device run this long between iterations */
-};
+enum { GAP_WALL_MS = 500 }; /* an idle device's clock creeps (it sleeps between short batches): the gap ends anyway */
 
 static double now_ms(void) { /* CLOCK_MONOTONIC, ms */
     struct timespec t;
@@ -84,9 +83,17 @@ static const char *state_name(enum hlsnic_mig_state s) { return hlsnic_mig_state
 
 double hyp_now_ms(void) { return now_ms(); }
 
+/* Let the guest and the device run HYP_GAP_CYCLES of device time (not wall time: what a pass
+ * then finds dirty is a count of the device's own work), at most GAP_WALL_MS. */
+static void precopy_gap(hlsnic_dev_t *d) {
+    uint64_t c0 = dev_cycles(d);
+    double t0 = now_ms();
+    while (dev_cycles(d) - c0 < HYP_GAP_CYCLES && now_ms() - t0 < GAP_WALL_MS) usleep(500);
+}
+
 /* ---- tests only (docs/live-migration.md, "Failures") ---- */
 /* HLSNIC_MIGRATE_TEST_DEST_FAIL: how the destination fails */
-enum dest_fail { DEST_FAIL_NONE, DEST_FAIL_OPEN, DEST_FAIL_IMAGE, DEST_FAIL_IMAGE_END };
+enum dest_fail { DEST_FAIL_NONE, DEST_FAIL_OPEN, DEST_FAIL_IMAGE, DEST_FAIL_IMAGE_END, DEST_FAIL_TAG, DEST_FAIL_PRE_COPY };
 
 static enum dest_fail dest_fail_wanted(hlsnic_fn_t *f) {
     const char *v = getenv("HLSNIC_MIGRATE_TEST_DEST_FAIL");
@@ -94,7 +101,9 @@ static enum dest_fail dest_fail_wanted(hlsnic_fn_t *f) {
     if (!strcmp(v, "open")) return DEST_FAIL_OPEN;
     if (!strcmp(v, "image")) return DEST_FAIL_IMAGE;
     if (!strcmp(v, "image-end")) return DEST_FAIL_IMAGE_END;
-    hlsnic_log(f, "HLSNIC_MIGRATE_TEST_DEST_FAIL='%s': not open, image or image-end; ignored", v);
+    if (!strcmp(v, "tag")) return DEST_FAIL_TAG;
+    if (!strcmp(v, "pre-copy")) return DEST_FAIL_PRE_COPY;
+    hlsnic_log(f, "HLSNIC_MIGRATE_TEST_DEST_FAIL='%s': not open, image, image-end, tag or pre-copy; ignored", v);
     return DEST_FAIL_NONE;
 }
 
@@ -117,12 +126,12 @@ static const struct {
  * the answer as the migration's failure. 0 when nothing was asked. */
 static int test_illegal_arc(hlsnic_fn_t *f, hyp_migration_t *m, bool on, hlsnic_dev_t *d, bool dst) {
     if (!on) return 0;
-    unsigned k = (m->n - 1) % N_ILLEGAL_ARCS;
+    unsigned k = (m->n - 1) % N_ILLEGAL_ARCS, fn = dst ? m->dst_fn : f->fn;
     enum hlsnic_mig_state before = HLSNIC_MIG_ERROR, after = HLSNIC_MIG_ERROR;
-    hlsnic_vfio_get_state(d, f->fn, &before);
+    hlsnic_vfio_get_state(d, fn, &before);
     if (illegal_arcs[k].dst != dst || illegal_arcs[k].from != before) return 0;
-    int rc = hlsnic_vfio_set_state(d, f->fn, illegal_arcs[k].want, NULL);
-    hlsnic_vfio_get_state(d, f->fn, &after);
+    int rc = hlsnic_vfio_set_state(d, fn, illegal_arcs[k].want, NULL);
+    hlsnic_vfio_get_state(d, fn, &after);
     snprintf(m->result, sizeof m->result, "failed: the %s's %s -> %s answered %s, the device is in %s (HLSNIC_MIGRATE_TEST_CANCEL=illegal-arc)",
              dst ? "destination" : "source", state_name(before), state_name(illegal_arcs[k].want), rc ? strerror(-rc) : "success",
              state_name(after));
@@ -139,13 +148,15 @@ static int shadow_verdict(hyp_migration_t *m, const hyp_sync_t *sy, const char *
 
 int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     hlsnic_dev_t *src = f->dev, *dst = NULL; /* only this thread replaces f->dev */
+    unsigned dfn = m->dst_fn;
     phase_clock_t pc = {.f = f, .m = m};
     hyp_shadow_t sh;
     hyp_sync_t sy;
     hyp_buf_t img = {0};
     char why[400] = "";
     int rc = 0, fd = -1, wfd = -1;
-    bool logging = false, paused = false, events_stopped = false;
+    bool logging = false, paused = false, events_stopped = false, throttled = false;
+    hyp_converge_t cv;
     uint64_t ev[NIC_BAR_EVENT_DEPTH];
     unsigned nev = 0;
     /* tests only (docs/live-migration.md): break the dirty log; cancel at a phase or ask an
@@ -172,7 +183,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     logging = true;
     phase_end(&pc, src, t_base);
     phase_begin(&pc, "destination", src, t_base);
-    dst = hyp_dest_open(f, m->n, dest_fail == DEST_FAIL_OPEN ? "no-such-model (HLSNIC_MIGRATE_TEST_DEST_FAIL=open)" : f->cfg_model,
+    dst = hyp_dest_open(f, m->n, dfn, dest_fail == DEST_FAIL_OPEN ? "no-such-model (HLSNIC_MIGRATE_TEST_DEST_FAIL=open)" : f->cfg_model,
                         &wfd, why, sizeof why);
     if (!dst) {
         rc = -EIO;
@@ -180,6 +191,14 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         goto out;
     }
     pc.dst = dst;
+    /* a destination of a smaller profile (tests): half the source's QP rows */
+    if (dest_fail == DEST_FAIL_TAG) hlsnic_vfio_test_qp_rows(dst, NIC_QP_PER_FN / 2);
+    if (hyp_dest_tag_check(src, f->fn, dst, dfn, why, sizeof why)) {
+        rc = -EINVAL;
+        snprintf(m->result, sizeof m->result, "failed: %s%s", why, dest_fail == DEST_FAIL_TAG ? " (HLSNIC_MIGRATE_TEST_DEST_FAIL=tag)" : "");
+        goto out;
+    }
+    fprintf(stderr, "hlsnic-hyp: migration %u: destination function %u (the source's %u), migration tags %s\n", m->n, dfn, f->fn, why);
     pc.dst_cyc0 = 0; /* its open counts */
     phase_end(&pc, src, t_base);
     const hyp_shadow_range_t *cq = NULL;
@@ -199,14 +218,24 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         goto out;
     }
     phase_end(&pc, src, t_base);
+    if ((rc = hyp_converge_begin(&cv, src, f->fn, m->throttle_allowed))) {
+        snprintf(m->result, sizeof m->result, "failed: DevThrottle GET: %s", strerror(-rc));
+        goto out;
+    }
     for (unsigned it = 1; it <= HYP_PRECOPY_MAX; it++) {
         char name[32];
         snprintf(name, sizeof name, "pre-copy-%u", it);
         phase_begin(&pc, name, src, t_base);
         uint64_t initial = 0, dirty = 0;
         long got = 0;
-        if ((rc = hlsnic_vfio_precopy_info(src, f->fn, &initial, &dirty)) || (got = hyp_stream_read(fd, &img, false)) < 0 ||
-            (rc = hyp_dest_write(wfd, img.b + img.n - got, (size_t)got))) {
+        if ((rc = hlsnic_vfio_precopy_info(src, f->fn, &initial, &dirty)) || (got = hyp_stream_read(fd, &img, false)) < 0) {
+            if (!rc) rc = (int)got;
+            snprintf(m->result, sizeof m->result, "failed: pre-copy iteration %u: %s", it, strerror(-rc));
+            goto out;
+        }
+        /* (tests) the destination gets the first pass's header with a byte flipped: its CRC fails */
+        if (dest_fail == DEST_FAIL_PRE_COPY && it == 1 && got >= 512) img.b[img.n - got + 40] ^= 0x10;
+        if ((rc = hyp_dest_write(wfd, img.b + img.n - got, (size_t)got))) {
             if (!rc) rc = (int)got;
             snprintf(m->result, sizeof m->result, "failed: pre-copy iteration %u: %s", it, strerror(-rc));
             goto out;
@@ -224,10 +253,27 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
             snprintf(m->result, sizeof m->result, "failed: cancelled during pre-copy (HLSNIC_MIGRATE_TEST_CANCEL)");
             goto out;
         }
+        int conv = hyp_converge_pass(&cv, m, src, f->fn, initial == 0, (uint64_t)got + pc.ph.guest_bytes, sy.logged_bytes);
+        if (conv < 0) {
+            rc = conv;
+            snprintf(m->result, sizeof m->result, "failed: DevThrottle after pre-copy iteration %u: %s", it, strerror(-rc));
+            goto out;
+        }
+        throttled = cv.rate != 0;
         /* (a broken log gets every iteration: more CQEs written while it is broken) */
-        if (!break_log && initial == 0 && it >= 2 && (uint64_t)got + pc.ph.guest_bytes <= HYP_REMAINDER) break;
-        usleep(HYP_ITER_GAP_US);
+        if (conv && !break_log) break;
+        precopy_gap(src);
     }
+    hyp_converge_report(m);
+
+    /* the destination acknowledges the pre-copy data before the source stops (switchover-ack) */
+    phase_begin(&pc, "switchover-ack", src, t_base);
+    if (hyp_dest_ack_wait(dst, dfn, img.n, why, sizeof why)) {
+        rc = -EIO;
+        snprintf(m->result, sizeof m->result, "failed: %s%s", why, dest_fail == DEST_FAIL_PRE_COPY ? " (HLSNIC_MIGRATE_TEST_DEST_FAIL=pre-copy)" : "");
+        goto out;
+    }
+    phase_end(&pc, src, t_base);
 
     /* 3. stop: the guest paused, every device to P2P first, then STOP_COPY (QEMU's order) */
     hlsnic_events_stop(f);
@@ -298,9 +344,9 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     if ((rc = test_illegal_arc(f, m, illegal, dst, true))) goto out;
     close(wfd);
     wfd = -1;
-    if ((rc = hlsnic_vfio_set_state(dst, f->fn, HLSNIC_MIG_STOP, NULL))) {
+    if ((rc = hlsnic_vfio_set_state(dst, dfn, HLSNIC_MIG_STOP, NULL))) {
         enum hlsnic_mig_state now = HLSNIC_MIG_ERROR;
-        hlsnic_vfio_get_state(dst, f->fn, &now);
+        hlsnic_vfio_get_state(dst, dfn, &now);
         snprintf(m->result, sizeof m->result, "failed: the destination refused the image (%zu B): RESUMING -> STOP answered %s, its state %s%s",
                  img.n, strerror(-rc), state_name(now), dest_fail != DEST_FAIL_NONE ? " (HLSNIC_MIGRATE_TEST_DEST_FAIL)" : "");
         goto out;
@@ -309,8 +355,8 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
 
     /* 6. switch-over: the wire to the destination, which runs; the source stays STOP */
     phase_begin(&pc, "switch-over", src, t_base);
-    nev = hyp_pop_events(f, src, ev, NIC_BAR_EVENT_DEPTH);
-    if (hyp_dest_take_over(f, src, dst, why, sizeof why)) {
+    nev = hyp_pop_events(f, src, dfn, ev, NIC_BAR_EVENT_DEPTH);
+    if (hyp_dest_take_over(f, src, dst, dfn, why, sizeof why)) {
         rc = -EIO;
         snprintf(m->result, sizeof m->result, "failed: %s", why);
         goto out;
@@ -326,9 +372,13 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     f->frame_base += ss.tx_frames - ds.tx_frames;
     m->dest_cycle_base = f->cycle_base; /* the guest time of the destination's cycle 0: the key to its pcap's times */
     f->dev = dst;
+    f->fn = dfn;
     if (f->cfg_wire_alt) f->wire_now ^= 1;
     f->irq_fd = hlsnic_dev_irq_fd(dst, f->fn);
     f->ev_lost_seen = hlsnic_mmio_read64(dst, f->fn, NIC_BAR_EVENT_LOST);
+    /* the throttle travelled in the image: the guest runs at full speed again */
+    if (throttled && (rc = hlsnic_vfio_dev_throttle(dst, dfn, 0, NULL)))
+        hlsnic_log(f, "migration %u: the destination's DevThrottle stayed on: %s", m->n, strerror(-rc));
     phase_end(&pc, dst, t_base);
     snprintf(m->result, sizeof m->result, "ok");
     rc = 0;
@@ -339,6 +389,7 @@ out:
         if (dst) hlsnic_dev_close(dst); /* before the source runs again: nothing of the function left there */
         if (logging) hlsnic_dma_logging_stop(src);
         hyp_source_back(f, src);
+        if (throttled && hlsnic_vfio_dev_throttle(src, f->fn, 0, NULL)) hlsnic_log(f, "migration %u: the source's DevThrottle stayed on", m->n);
         enum hlsnic_mig_state now = HLSNIC_MIG_ERROR;
         hlsnic_vfio_get_state(src, f->fn, &now);
         size_t k = strlen(m->result);

@@ -47,9 +47,16 @@ int hyp_timeline_json(const char *file, const hyp_migration_t *all, unsigned n) 
         fprintf(f, ", \"result\": ");
         json_str(f, m->result);
         fprintf(f, ", \"ok\": %s, \"image_bytes\": %llu, \"paused\": {\"cycles\": [%llu, %llu], \"ms\": [%.3f, %.3f]},\n"
-                   "  \"dest_cycle_base\": %llu,\n  \"phases\": [",
+                   "  \"dest_cycle_base\": %llu,\n  \"precopy\": {\"converged\": %s, \"throttle_from\": %llu, \"passes\": [",
                 strcmp(m->result, "ok") ? "false" : "true", (unsigned long long)m->image_bytes, (unsigned long long)m->down_cyc0,
-                (unsigned long long)m->down_cyc1, m->down_ms0, m->down_ms1, (unsigned long long)m->dest_cycle_base);
+                (unsigned long long)m->down_cyc1, m->down_ms0, m->down_ms1, (unsigned long long)m->dest_cycle_base,
+                m->converged ? "true" : "false", (unsigned long long)m->throttle_from);
+        for (unsigned k = 0; k < m->npass; k++) {
+            const hyp_pass_t *p = &m->pass[k];
+            fprintf(f, "%s\n   {\"pass\": %u, \"left_bytes\": %llu, \"throttle\": %u, \"write_rate\": %llu, \"throttle_next\": %u}",
+                    k ? "," : "", p->n, (unsigned long long)p->left, p->throttle, (unsigned long long)p->write_rate, p->throttle_next);
+        }
+        fprintf(f, "]},\n  \"phases\": [");
         for (unsigned k = 0; k < m->nph; k++) {
             const hyp_phase_t *p = &m->ph[k];
             fprintf(f, "%s\n   {\"name\": ", k ? "," : "");

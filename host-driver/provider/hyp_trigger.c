@@ -9,6 +9,8 @@
  *   HLSNIC_MIGRATE_CTL=PATH           a unix stream socket: a client writes "migrate\n" and
  *                                     reads one line back, "ok migration N" or "error ..."
  *   HLSNIC_MIGRATE_TIMELINE=FILE      every migration so far as JSON, rewritten after each
+ *   HLSNIC_MIGRATE_FN=N               the destination's function (default: the source's)
+ *   HLSNIC_MIGRATE_THROTTLE=on|off    DevThrottle when pre-copy does not converge (default on)
  *
  * With none of the first two nothing runs. Otherwise one thread watches both and runs the
  * migrations one after the other. */
@@ -42,6 +44,8 @@ struct hyp_ctl {
     int stop_fd, listen_fd;
     char ctl_path[108];
     const char *timeline;
+    int dst_fn;                /* -1: the source's */
+    bool throttle;
     hyp_when_t when[WHEN_MAX];
     unsigned nwhen;
     hyp_migration_t *hist;
@@ -74,6 +78,30 @@ static int parse_when(hlsnic_fn_t *f, const char *s, struct hyp_ctl *c) {
     return e;
 }
 
+/* HLSNIC_MIGRATE_FN and HLSNIC_MIGRATE_THROTTLE: 0 or EINVAL (named on stderr) */
+static int parse_policy(hlsnic_fn_t *f, struct hyp_ctl *c) {
+    const char *fn = getenv("HLSNIC_MIGRATE_FN"), *thr = getenv("HLSNIC_MIGRATE_THROTTLE");
+    c->dst_fn = -1;
+    c->throttle = true;
+    if (fn && *fn) {
+        char *end;
+        unsigned long v = strtoul(fn, &end, 10);
+        if (*end || v >= NIC_FNS || *fn == '-') {
+            hlsnic_log(f, "HLSNIC_MIGRATE_FN='%s': not a function number 0..%d", fn, NIC_FNS - 1);
+            return EINVAL;
+        }
+        c->dst_fn = (int)v;
+    }
+    if (thr && *thr) {
+        if (strcmp(thr, "on") && strcmp(thr, "off")) {
+            hlsnic_log(f, "HLSNIC_MIGRATE_THROTTLE='%s': not on or off", thr);
+            return EINVAL;
+        }
+        c->throttle = !strcmp(thr, "on");
+    }
+    return 0;
+}
+
 static int open_ctl(hlsnic_fn_t *f, const char *path, struct hyp_ctl *c) {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof a.sun_path) {
@@ -101,6 +129,8 @@ static hyp_migration_t *run_one(struct hyp_ctl *c, const char *trigger) {
     memset(m, 0, sizeof *m);
     m->n = c->nhist;
     snprintf(m->trigger, sizeof m->trigger, "%s", trigger);
+    m->dst_fn = c->dst_fn < 0 ? c->f->fn : (unsigned)c->dst_fn;
+    m->throttle_allowed = c->throttle;
     hyp_migrate(c->f, m, c->t0);
     if (c->timeline) {
         int rc = hyp_timeline_json(c->timeline, c->hist, c->nhist);
@@ -173,8 +203,8 @@ int hyp_ctl_start(hlsnic_fn_t *f) {
     c->listen_fd = -1;
     c->t0 = hyp_now_ms();
     c->timeline = getenv("HLSNIC_MIGRATE_TIMELINE");
-    int e = 0;
-    if (at && *at) e = parse_when(f, at, c);
+    int e = parse_policy(f, c);
+    if (!e && at && *at) e = parse_when(f, at, c);
     if (!e && ctl && *ctl) e = open_ctl(f, ctl, c);
     if (!e && (c->stop_fd = eventfd(0, EFD_CLOEXEC)) < 0) e = errno;
     if (!e && (e = pthread_create(&c->thread, NULL, ctl_main, c))) close(c->stop_fd);

@@ -130,4 +130,41 @@ enum hlsnic_test_hal_op {
 };
 int hlsnic_vfio_test_fail_hal(hlsnic_dev_t *d, unsigned fn, enum hlsnic_test_hal_op op, unsigned skip);
 
+/* ---- device features beyond the uAPI (dev_mig_ext.c) ----
+ * The paper's QueryTag and DevThrottle (DA7, DA9) and a destination's switch-over
+ * acknowledgement have no ioctl of their own in the uAPI; a variant driver would offer them as
+ * device-specific VFIO_DEVICE_FEATUREs (GET / SET). Each call below is one such feature. */
+#include <stdbool.h>
+
+typedef struct {
+    uint32_t layout, feature; /* image layout and feature versions */
+    uint32_t capacity;        /* log2 rows per function: QP | CQ << 8 | MR << 16 */
+} hlsnic_mig_tag_t;
+/* GET the function's migration tag (the firmware's QueryTag), in any state. */
+int hlsnic_vfio_mig_tag(hlsnic_dev_t *d, unsigned fn, hlsnic_mig_tag_t *tag);
+/* Does a destination of tag dst take the images of a source of tag src (DA7: the same layout,
+ * a feature version and each capacity not lower)? 0, or -EINVAL with the first difference
+ * named in why. Pure: no device. */
+int hlsnic_mig_tag_check(const hlsnic_mig_tag_t *src, const hlsnic_mig_tag_t *dst, char *why, size_t cap);
+/* SET DevThrottle: the function may write at most `rate` bytes of host memory per 1024
+ * cycles (0: no limit); the rate travels in the image. *host_write_bytes (may be NULL) = the
+ * device's count of bytes written to host memory. -EINVAL while the function loads. */
+int hlsnic_vfio_dev_throttle(hlsnic_dev_t *d, unsigned fn, uint32_t rate, uint64_t *host_write_bytes);
+/* GET DevThrottle: the rate in force and the same counter, changing nothing. */
+int hlsnic_vfio_dev_throttle_get(hlsnic_dev_t *d, unsigned fn, uint32_t *rate, uint64_t *host_write_bytes);
+/* GET the switch-over acknowledgement of a destination in RESUMING: 0 when the pre-copy data
+ * written so far holds a full pass that the firmware checked and staged and the load stands
+ * at a pass boundary (QEMU's switchover-ack: the source may stop); -EAGAIN when not (yet);
+ * -EINVAL when not RESUMING. *st says where the load stands. */
+typedef struct {
+    bool loading;     /* the firmware is loading (false: nothing staged, or a block refused) */
+    bool full_pass;   /* a full pass is staged */
+    uint32_t passes;  /* passes staged */
+    uint64_t unread;  /* bytes written and not yet taken by the device's loader */
+} hlsnic_mig_load_t;
+int hlsnic_vfio_switchover_ack(hlsnic_dev_t *d, unsigned fn, hlsnic_mig_load_t *st);
+/* Test hook (never for a driver): the function's QP table shrinks to `rows` (a power of two,
+ * not more than it has): a device of a smaller profile, whose QueryTag and loader say so. */
+int hlsnic_vfio_test_qp_rows(hlsnic_dev_t *d, unsigned rows);
+
 #endif /* HLSNIC_VFIO_H */
