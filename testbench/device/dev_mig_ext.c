@@ -22,7 +22,7 @@ static int ext_fw(hlsnic_dev_t *d, unsigned fn, uint8_t op, uint32_t rate, struc
     memset(r, 0, sizeof *r);
     if (!dev_settle_commands(d, 1000000u)) return -EIO; /* a driver's command never answered */
     struct mig_cmd c = {.opcode = op, .fn = (uint8_t)fn, .rate = rate};
-    mig_fw_command(&d->fw, &c, r);
+    mig_fw_command(&d->mig[fn].fw, &c, r);
     dev_service(d);
     return r->status == MIG_OK ? 0 : r->status == MIG_E_BUSY ? -EBUSY : r->status == MIG_E_STATE ? -EINVAL : -EIO;
 }
@@ -76,8 +76,8 @@ int hlsnic_vfio_dev_throttle_get(hlsnic_dev_t *d, unsigned fn, uint32_t *rate, u
     if (!ext_fn_ok(d, fn) || !rate || !host_write_bytes) return -EINVAL;
     pthread_mutex_lock(&d->vfio_mu);
     dev_lock(d);
-    *rate = d->fw.throttle[fn];
-    int rc = mig_hal_counter_read(&d->fw.hal, fn, MIG_COUNTER_HOST_WRITE_BYTES, host_write_bytes);
+    *rate = d->mig[fn].fw.throttle[fn];
+    int rc = mig_hal_counter_read(&d->mig[fn].fw.hal, fn, MIG_COUNTER_HOST_WRITE_BYTES, host_write_bytes);
     pthread_mutex_unlock(&d->mu);
     pthread_mutex_unlock(&d->vfio_mu);
     return rc == MIG_OK ? 0 : -EIO;
@@ -91,8 +91,8 @@ int hlsnic_vfio_switchover_ack(hlsnic_dev_t *d, unsigned fn, hlsnic_mig_load_t *
     if (m->state == HLSNIC_MIG_RESUMING) {
         if (m->load_rfd < 0 || ioctl(m->load_rfd, FIONREAD, &unread) || unread < 0) unread = 0;
         dev_lock(d);
-        const struct mig_load *l = &d->fw.load;
-        bool loading = d->fw.state[fn] == MIG_ST_LOADING;
+        const struct mig_load *l = &m->fw.load;
+        bool loading = m->fw.state[fn] == MIG_ST_LOADING;
         *st = (hlsnic_mig_load_t){.loading = loading, .full_pass = loading && l->have_full, .passes = loading ? l->pass : 0,
                                   .unread = (uint64_t)unread};
         /* acknowledged: a full pass staged and checked, and the load at a pass boundary */
@@ -104,10 +104,11 @@ int hlsnic_vfio_switchover_ack(hlsnic_dev_t *d, unsigned fn, hlsnic_mig_load_t *
 }
 
 int hlsnic_vfio_test_qp_rows(hlsnic_dev_t *d, unsigned rows) {
-    if (!d || !d->fw_ready || !rows || (rows & (rows - 1)) || rows > d->fw.caps.rows[MIG_TABLE_QP]) return -EINVAL;
+    if (!d || !d->fw_ready || !rows || (rows & (rows - 1)) || rows > d->mig[0].fw.caps.rows[MIG_TABLE_QP]) return -EINVAL;
     pthread_mutex_lock(&d->vfio_mu);
     dev_lock(d);
-    d->fw.caps.rows[MIG_TABLE_QP] = (uint16_t)rows;
+    for (unsigned fn = 0; fn < NIC_FNS; fn++) /* every function's firmware context sees the profile */
+        d->mig[fn].fw.caps.rows[MIG_TABLE_QP] = (uint16_t)rows;
     pthread_mutex_unlock(&d->mu);
     pthread_mutex_unlock(&d->vfio_mu);
     return 0;
