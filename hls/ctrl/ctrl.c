@@ -158,14 +158,21 @@ typedef struct {
     hls_uint(3) ctx_src;        /* SRC_* of that owner */
 } cmd_verdict;
 
-/* SUSPEND_FN: RUN -> ACTIVE -> PASSIVE -> ACTIVE -> RUN; every block hears the new level; the
- * answer waits for the markers that prove the function stopped (docs/migration.md 2). */
+/* SUSPEND_FN: RUN -> ACTIVE -> PASSIVE -> ACTIVE -> RUN. Suspend-Active is where the function
+ * stops (seed 004 DA12, VFIO RUNNING_P2P): the blocks hear NIC_SUSPEND_PASSIVE, the only
+ * stopped level they know (rx_dispatch closes the gate, every block stops at a packet
+ * boundary), and the answer waits for the markers of the whole graph, which prove that the
+ * function started its last DMA. ACTIVE <-> PASSIVE only says whether the context may be
+ * written: nothing is moving, so the blocks hear nothing and the answer is immediate. Resume
+ * -Active tells the blocks RUN (docs/migration.md 2). */
 HLS_INLINE void exec_suspend(ctrl_state *st, cmd_verdict *v) {
     const nic_cmd_t *c = &st->cmd;
     unsigned cur = st->level[c->fn], next = c->level;
     bool ok = (cur == NIC_SUSPEND_RUN && next == NIC_SUSPEND_ACTIVE) ||
               (cur == NIC_SUSPEND_ACTIVE && (next == NIC_SUSPEND_PASSIVE || next == NIC_SUSPEND_RUN)) ||
               (cur == NIC_SUSPEND_PASSIVE && next == NIC_SUSPEND_ACTIVE);
+    bool stop = cur == NIC_SUSPEND_RUN;
+    bool run = next == NIC_SUSPEND_RUN;
     if (next > NIC_SUSPEND_PASSIVE) {
         v->field = NIC_CMD_F_LEVEL;
     } else if (!ok) {
@@ -174,11 +181,9 @@ HLS_INLINE void exec_suspend(ctrl_state *st, cmd_verdict *v) {
     } else {
         st->level[c->fn] = (hls_uint(2))next;
         v->cfg.kind = NIC_CFG_SUSPEND;
-        v->cfg.level = (hls_uint(2))next;
-        v->need = TO_ALL;
-        /* RUN -> ACTIVE: both transmit sources stopped; -> PASSIVE: the whole graph drained;
-         * resuming waits for nothing */
-        v->marks = cur == NIC_SUSPEND_RUN ? MK_TX : next == NIC_SUSPEND_PASSIVE ? MK_ALL : 0;
+        v->cfg.level = (hls_uint(2))(run ? NIC_SUSPEND_RUN : NIC_SUSPEND_PASSIVE);
+        v->need = stop || run ? TO_ALL : 0;
+        v->marks = stop ? MK_ALL : 0;
     }
 }
 

@@ -375,7 +375,8 @@ typedef struct {
     uint64_t mac;
     uint32_t ip;
     bool quiesce;
-    hls_uint(2) level;        /* NIC_CFG_SUSPEND */
+    hls_uint(2) level;        /* NIC_CFG_SUSPEND: RUN, or PASSIVE = stopped, which the blocks
+                                 hear from Suspend-Active on (docs/migration.md 2) */
     bool ctx_write;           /* NIC_CFG_CTX */
     uint8_t ctx_sect;
     uint8_t ctx_word;

@@ -548,14 +548,13 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
                     bool run = g->level == NIC_SUSPEND_RUN;
                     bool was_run = (st->stopped & fn_rows(g->fn)) == 0;
                     st->stopped = run ? (st->stopped & ~fn_rows(g->fn)) : (st->stopped | fn_rows(g->fn));
-                    /* ACTIVE: the marker follows the last packet, which has left (we are
-                     * between packets); PASSIVE: the completer hears first, at once, since
-                     * nothing of fn can follow; the transmit marker waits for its answer */
-                    if (g->level == NIC_SUSPEND_ACTIVE && was_run)
-                        st->tx_mark = st->tx_mark | bit;
+                    /* stopped (ctrl says PASSIVE from Suspend-Active on, docs/migration.md
+                     * 2): we are between packets, with no DMA read outstanding; the completer
+                     * hears first, at once, since nothing of fn can follow; the transmit
+                     * marker waits for its answer */
                     st->comp_wait = (hls_uint(NIC_FNS))(st->comp_wait & ~bit);
                     if (run) st->tx_mark = (hls_uint(NIC_FNS))(st->tx_mark & ~bit);
-                    /* RUN again: ACKs that arrived while the function was PASSIVE were
+                    /* RUN again: ACKs that arrived while the function was stopped were
                      * dropped (on a destination, with the source). Each QP resends its last
                      * packet, once, with AckReq: the peer answers the duplicate with a
                      * cumulative ACK (C9-105), so at most one packet per QP is resent (DA4)

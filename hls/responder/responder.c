@@ -382,12 +382,12 @@ HLS_INLINE void check_packet(responder_state *st) {
      * new or duplicate READ waits (parked, its payload not taken) until they are out */
     bool rd_busy = r.count != 0;
     bool park = false;
-    /* the function is suspended (ACTIVE or on its way to PASSIVE): it starts nothing of its
-     * own, so a READ or atomic, which needs a DMA read, is dropped unanswered and resent by
-     * the peer after resume; SEND / WRITE still run (the peer's window drains into us) */
+    /* the function is stopping: a packet that passed rx_dispatch's gate before it closed is
+     * executed like any other (its READ response waits for RUN), but one parked behind READ
+     * responses, which wait for RUN, is dropped (the resume NAK asks the peer for it again) */
     bool susp = st->level[st->pkt.fn] != NIC_SUSPEND_RUN;
 
-    if (!for_us || (susp && (is_read || is_atomic))) {
+    if (!for_us) {
         st->dropped = st->dropped + 1;
     } else if (duplicate && is_read) {
         /* 9.7.5.1.3 (rxe duplicate_request): the requester retries from its first missing
@@ -571,7 +571,7 @@ HLS_INLINE void open_send(responder_state *st) {
 
 /* ---- live migration (docs/responder.md "Migration") ------------------------------------ */
 
-/* QP rows of suspended functions (level ACTIVE or PASSIVE): they get no background turn. */
+/* QP rows of suspended functions: they get no background turn. */
 HLS_INLINE uint64_t suspended_rows(const responder_state *st) {
     uint64_t m = 0;
     for (unsigned f = 0; f < NIC_FNS; f++)
@@ -692,6 +692,22 @@ HLS_INLINE void serve_ctx(responder_state *st) {
     st->need_ev = true;
 }
 
+/* The first background turn of a QP after its function resumed, once its READ responses
+ * are out: a QP that takes requests NAKs its expected PSN (PSN sequence error, IB 9.7.5.1.2).
+ * The peer resends from there at once (9.7.5.2.1) instead of after its ACK timeout, and the
+ * NAK acknowledges everything before it; a peer with nothing outstanding ignores it. As any
+ * sequence NAK, later requests are dropped quietly until the expected PSN comes. */
+HLS_INLINE void resume_nak(responder_state *st) {
+    st->resume_nak = bit_set(st->resume_nak, st->row, false);
+    if (state_accepts(st->ctx.state)) {
+        st->ctx.nak_pending = 1;
+        queue_ack(st, AETH_NAK_SEQ, (hls_u24)st->ctx.epsn);
+        st->phase = RSP_FIN;
+    } else {
+        st->phase = RSP_IDLE;
+    }
+}
+
 /* The migration marker of function fn on tx_desc: no packet; roce_tx reports it to ctrl. */
 HLS_INLINE roce_hdr_t marker_desc(nic_fn_t fn) {
     roce_hdr_t d = {0};
@@ -708,7 +724,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
      * function that is not suspended (RUN reschedules whatever the rows hold) */
     uint64_t susp_rows = suspended_rows(st);
-    uint64_t eligible = st->bg_work & ~st->quiesced_qps & ~susp_rows;
+    uint64_t eligible = (st->bg_work | st->resume_nak) & ~st->quiesced_qps & ~susp_rows;
     nic_qp_t park_row = (nic_qp_t)(((unsigned)st->pkt.fn << NIC_QP_SLOT_BITS) |
                                    ((unsigned)st->pkt.hdr.dest_qp & (NIC_QP_PER_FN - 1)));
     /* a parked packet is retried once its QP has no READ left to answer, or is quiesced
@@ -757,14 +773,13 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
                 hls_mem_read(&st->rdq, g->qp);
                 st->phase = RSP_CFG;
             } else if (g->kind == NIC_CFG_SUSPEND) {
-                /* IDLE: no packet of ours is in hand. RUN -> ACTIVE: the marker goes behind
-                 * our last packet of fn at once; PASSIVE waits for rx_dispatch's marker */
-                st->need_ack = st->level[g->fn] == NIC_SUSPEND_RUN && g->level == NIC_SUSPEND_ACTIVE;
-                st->need_cqe = false;
-                st->need_ev = false;
-                st->txd = marker_desc(g->fn);
+                /* IDLE: no packet of ours is in hand. Stopping, the markers wait for
+                 * rx_dispatch's. RUN again: every QP of fn NAKs its expected PSN once
+                 * (resume_nak), so the peer resends what the closed gate dropped at once */
+                uint64_t rows = (uint64_t)0xFFFF << (NIC_QP_PER_FN * (unsigned)g->fn);
+                bool resume = g->level == NIC_SUSPEND_RUN && st->level[g->fn] != NIC_SUSPEND_RUN;
+                st->resume_nak = resume ? st->resume_nak | rows : st->resume_nak & ~rows;
                 st->level[g->fn] = (uint8_t)g->level;
-                st->phase = RSP_EMIT;
             } else if (g->kind == NIC_CFG_THROTTLE) {
                 st->rate[g->fn] = g->rate > RSP_THR_CAP ? RSP_THR_CAP : g->rate;
             } else if (g->kind == NIC_CFG_CTX && g->ctx_sect == NIC_CTX_DIRTY) {
@@ -894,6 +909,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         st->need_ev = false;
         if (st->rq.flush && st->ctx.rq_head != st->ctx.rq_tail) st->phase = RSP_FL_REQ;
         else if (st->rq.count != 0) begin_rd_turn(st);
+        else if (bit_of(st->resume_nak, st->row)) resume_nak(st);
         else write_back(st); /* nothing left: the QP leaves bg_work */
         break;
     }

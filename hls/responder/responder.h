@@ -192,6 +192,7 @@ typedef struct {
      * cycles, 0 = off) */
     uint8_t level[NIC_FNS];
     uint64_t dirty;
+    uint64_t resume_nak;          /* QPs owing their resume NAK (responder.c resume_nak) */
     uint32_t rate[NIC_FNS];
     uint32_t tokens[NIC_FNS];
     uint32_t acks_sent, naks_sent, dropped;

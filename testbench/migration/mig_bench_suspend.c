@@ -8,6 +8,7 @@
  * NIC_EV_SQ_DRAINED on A's async queue. Either way the scenario then checks the WRITE
  * completed once with the right bytes on B. */
 #include "mig_bench.h"
+#include "../scenario/scen_priv.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -84,6 +85,7 @@ static bool one(const mig_bench_opts_t *o, uint32_t size, bool sqd, run_t *r) {
              sqd ? "SQ drain" : "suspend", size);
     *r = (run_t){.sqd = sqd, .active = -1, .passive = -1, .drain = -1};
     if (!mig_bench_pair_new(&r->p, o, PMTU, what, tick, r)) return false;
+    r->p.s->o.resume_naks[0] = sqd ? 0 : 1;   /* A's QP NAKs once when it resumes */
     unsigned packets = (size + 1023) / 1024;
     r->half = packets / 2 ? packets / 2 : 1;
     r->frames0 = nic_tb_frames_sent(r->p.tb, MIG_BENCH_A);
@@ -111,9 +113,9 @@ void mig_bench_suspend(const mig_bench_opts_t *o) {
         run_t a, d;
         if (one(o, sizes[i], false, &a)) {
             snprintf(m, sizeof m, "suspend-active, %s in flight", sz);
-            bench_row(SEC, m, "cycles", "SUSPEND_ACTIVE command until ctrl answered (both transmit markers in)", "%" PRId64, a.active);
+            bench_row(SEC, m, "cycles", "SUSPEND_ACTIVE command until ctrl answered (every block's marker in) and the flush read", "%" PRId64, a.active);
             snprintf(m, sizeof m, "suspend-passive, %s in flight", sz);
-            bench_row(SEC, m, "cycles", "SUSPEND_PASSIVE command after it, until every block's marker reached ctrl", "%" PRId64, a.passive);
+            bench_row(SEC, m, "cycles", "SUSPEND_PASSIVE command after it (nothing moves any more: answered at once)", "%" PRId64, a.passive);
         }
         if (one(o, sizes[i], true, &d)) {
             snprintf(m, sizeof m, "SQ drain (baseline), %s in flight", sz);

@@ -277,3 +277,37 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
     free(ws.w);
     return 0;
 }
+
+/* The peer's resends of what the suspended function dropped. From Suspend-Active on, the
+ * function's gate drops every packet (docs/migration.md 2); a request of the peer to the QP
+ * that the wire delivered in [stopped, resumed) was dropped, and the peer must send its PSN
+ * again. Counted per PSN: those dropped, those the peer sent again after the first dropped
+ * copy, and how long after Resume-Active (`resumed`) the first of those resends left. */
+int mig_count_peer_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint64_t stopped,
+                           uint64_t resumed, uint32_t ns_per_cycle, mig_peer_resends_t *r) {
+    frames_t s = {0}, d = {0};
+    memset(r, 0, sizeof *r);
+    r->first_resend = UINT64_MAX;
+    if (!ns_per_cycle) ns_per_cycle = 4;
+    if (load(sent, ns_per_cycle, &s) || load(delivered, ns_per_cycle, &d)) { free(s.f); free(d.f); return -1; }
+    for (size_t i = 0; i < d.n; i++) {
+        const frame_t *x = &d.f[i];
+        if (x->dst != mac || x->dqpn != qpn || !is_request(x->op) || x->cycle < stopped || x->cycle >= resumed) continue;
+        bool seen = false;              /* an earlier dropped copy of the PSN counted it already */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = d.f[j].dst == mac && d.f[j].dqpn == qpn && is_request(d.f[j].op) && d.f[j].psn == x->psn &&
+                   d.f[j].cycle >= stopped;
+        if (seen) continue;
+        r->dropped++;
+        for (size_t j = 0; j < s.n; j++) {
+            const frame_t *y = &s.f[j];
+            if (y->cycle <= x->cycle || y->dst != mac || y->dqpn != qpn || !is_request(y->op) || y->psn != x->psn) continue;
+            r->resent++;
+            if (y->cycle >= resumed && y->cycle - resumed < r->first_resend) r->first_resend = y->cycle - resumed;
+            break;
+        }
+    }
+    free(s.f);
+    free(d.f);
+    return 0;
+}

@@ -113,5 +113,12 @@ int mig_scen_run(const mig_scen_opts_t *o);
 typedef struct { unsigned sent_before, sent_after, resent, explained, reissued; } mig_resends_t;
 int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint32_t dqpn,
                       uint64_t moved, uint32_t ns_per_cycle, mig_resends_t *r);
+/* The peer's side: its requests to QP qpn (at mac) that the wire delivered while the function
+ * was suspended, cycles [stopped, resumed), were dropped by the function's closed gate;
+ * `dropped` PSNs, `resent` of them sent again by the peer, the first of those resends
+ * `first_resend` cycles after `resumed` (Resume-Active; UINT64_MAX: none after it). */
+typedef struct { unsigned dropped, resent; uint64_t first_resend; } mig_peer_resends_t;
+int mig_count_peer_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint64_t stopped,
+                           uint64_t resumed, uint32_t ns_per_cycle, mig_peer_resends_t *r);
 
 #endif /* MIG_SCEN_H */

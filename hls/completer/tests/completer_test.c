@@ -1485,7 +1485,8 @@ static void mig_marks_in(unsigned fn) {
     Q_PUSH(q_rec, r);
 }
 
-/* ACTIVE: a response is still processed (CQE, RETIRED with the next WQE's first PSN); the
+/* Stopped (PASSIVE, from Suspend-Active on): a response that passed the gate before
+ * rx_dispatch's marker is still processed (CQE, RETIRED with the next WQE's first PSN); the
  * timer of the WQE still outstanding is frozen far past its deadline (no timeout, no retry
  * used up) and re-armed in full at RUN. */
 static void sc_mig_timer(void) {
@@ -1495,7 +1496,7 @@ static void sc_mig_timer(void) {
     rec(&q, 4, 50, 50, NIC_WR_SEND, 1, 0x2500, 0, 100, 0);
     rec(&q, 5, 51, 52, NIC_WR_WRITE, 1, 0x2501, 0, 300, 0);
     run(100);
-    cfg_suspend(1, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(1, NIC_SUSPEND_PASSIVE);
     run(20);
     ack(&q, 50, ACK_SYN);
     run(100);
@@ -1525,7 +1526,6 @@ static void sc_mig_passive(void) {
     rec(&q, 0, 10, 10, NIC_WR_SEND, 1, 0x2600, 0, 8, 0);
     rec(&o, 0, 20, 20, NIC_WR_SEND, 1, 0x2700, 0, 8, 0);
     rec(&o, 1, 21, 21, NIC_WR_SEND, 1, 0x2701, 0, 8, 0);
-    cfg_suspend(2, NIC_SUSPEND_ACTIVE);
     cfg_suspend(2, NIC_SUSPEND_PASSIVE);
     run(200);
     ack(&q, 10, ACK_SYN);                       /* passed the gate before it closed */
@@ -1560,14 +1560,12 @@ static void sc_mig_passive(void) {
     run(100);
     expect_cqe(&o, 0x2701, NIC_WC_SEND, NIC_WC_SUCCESS, 8);
     expect_ctl(NIC_REQ_RETIRED, &o, 2, 0);
-    cfg_suspend(2, NIC_SUSPEND_ACTIVE);
     cfg_suspend(2, NIC_SUSPEND_RUN);
     run(40);
 }
 
 /* Function fn suspended to PASSIVE, its markers in and counted as read. */
 static void mig_suspend_passive(unsigned fn) {
-    cfg_suspend(fn, NIC_SUSPEND_ACTIVE);
     cfg_suspend(fn, NIC_SUSPEND_PASSIVE);
     mig_marks_in(fn);
     run(200);
@@ -1576,7 +1574,6 @@ static void mig_suspend_passive(unsigned fn) {
 /* A fresh block (all state zero), q's function PASSIVE, q loaded with QP_ATTR and word w. */
 static void mig_fresh_load(qp_t *q, hls_u128 w) {
     memset(&st, 0, sizeof st);
-    cfg_suspend(q->fn, NIC_SUSPEND_ACTIVE);
     cfg_suspend(q->fn, NIC_SUSPEND_PASSIVE);
     cfg_qp(q, NIC_QPS_RTS, NIC_QPS_RTS);
     q_cfg.q[(q_cfg.t - 1) % QCAP].kind = NIC_CFG_QP_ATTR;
@@ -1622,7 +1619,6 @@ static void sc_mig_ctx(void) {
     mig_fresh_load(&q, w);
     if (ctx_cmd(&q, false, NIC_CTX_COMP_QP, 0) != w) fail("read back");
     if (ctx_cmd(&q, false, NIC_CTX_DIRTY, 0) != (hls_u128)1 << (0x2828 % 16)) fail("dirty after the load");
-    cfg_suspend(1, NIC_SUSPEND_ACTIVE);
     cfg_suspend(1, NIC_SUSPEND_RUN);
     rec(&q, 7, 200, 211, NIC_WR_WRITE, 1, 0x2800, 0, 12 * 256, 0);   /* the rebuilt ring */
     run(20);
@@ -1648,7 +1644,6 @@ static void sc_mig_rebuild(void) {
     uint64_t t;
     hls_u128 w = ctx_cmd(&q, false, NIC_CTX_COMP_QP, 0);
     mig_fresh_load(&q, w);
-    cfg_suspend(1, NIC_SUSPEND_ACTIVE);
     cfg_suspend(1, NIC_SUSPEND_RUN);
     /* the rebuilt ring, as the requester sends it after RUN */
     rec(&q, 7, 200, 211, NIC_WR_WRITE, 1, 0x2900, 0, 12 * 256, 0);

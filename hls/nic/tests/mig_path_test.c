@@ -113,7 +113,7 @@ static void test_rxd_gate(void) {
     rx_push(5, 1, ROCE_OP_SEND_ONLY, 70);      /* fn 1: passes */
     rx_push(6, 0, ROCE_OP_ACKNOWLEDGE, 0);     /* dropped */
     rx_drain();
-    rx_cfg(susp(0, NIC_SUSPEND_ACTIVE));
+    rx_cfg(susp(0, NIC_SUSPEND_RUN));
     rx_push(7, 0, ROCE_OP_SEND_ONLY, 0);       /* gate open again */
     rx_drain();
     rx_dispatch_out o = {0};

@@ -1490,8 +1490,9 @@ static void take_probe(tb_t *t, const tqp_t *q, int from, const req_ctx_t *c, co
     take_probe_at(t, q, from, c, -1, ctx);
 }
 
-/* ACTIVE in the middle of a 1 MiB WRITE: the function stops at a packet boundary with no DMA
- * read outstanding and its transmit marker follows its last packet; another function goes on;
+/* A stop (Suspend-Active: the blocks hear PASSIVE) in the middle of a 1 MiB WRITE: the function
+ * stops at a packet boundary with no DMA read outstanding and its transmit marker follows its
+ * last packet once the completer's marker came; another function goes on;
  * RUN resends the last packet once with AckReq (the probe) and continues with the next PSN
  * (check_qp: every other packet exactly once, as the reference). */
 static void t_mig_active(void) {
@@ -1504,13 +1505,16 @@ static void t_mig_active(void) {
     ring(t, q);
     ring(t, o);
     while (pkts_of_after(t, q, 0) < 40 && !failed && t->cycle < 400000) step(t);
-    cfg_suspend(t, 1, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, 1, NIC_SUSPEND_PASSIVE);
     while (t->cfg_h != t->cfg_t && t->cycle < 800000) step(t);
     int at = t->npkts, dma_at = t->dma_of[q->row], o_at = pkts_of_after(t, o, 0);
     for (int i = 0; i < 20000; i++) step(t);
     EXPECT(pkts_of_after(t, q, at) == 0, "%d packets of the suspended function", pkts_of_after(t, q, at));
     EXPECT(t->dma_of[q->row] == dma_at, "%d DMA reads of the suspended function", t->dma_of[q->row] - dma_at);
     EXPECT(pkts_of_after(t, o, 0) > o_at, "the other function stopped too");
+    EXPECT(t->ntxmarks == 0, "transmit marker before the completer's");
+    push_ctl(t, NIC_REQ_MIG_MARK, 16, 0, 0);
+    settle(t);
     EXPECT(t->ntxmarks == 1 && t->txmarks[0].mig_mark == NIC_MARK_SRC_REQ && t->txmarks[0].mig_fn == 1 &&
                t->txmarks[0].payload_len == 0, "%d transmit markers, want one of fn 1", t->ntxmarks);
     for (int i = t->ntxmarks ? t->txmark_at[0] : 0; i < t->npkts; i++)
@@ -1527,11 +1531,11 @@ static void t_mig_active(void) {
     check_qp(t, o, "mig active, other fn");
     check_recs_all_sent(t, q, "mig active");
     EXPECT(t->ntxmarks == 1, "RUN sent a marker");
-    report("migration ACTIVE mid 1 MiB WRITE: stops at a packet boundary, marker behind it, RUN probes once (the WRITE's first packet) and resumes at the next PSN");
+    report("migration stop mid 1 MiB WRITE: stops at a packet boundary, marker behind it, RUN probes once (the WRITE's first packet) and resumes at the next PSN");
     tb_free(t);
 }
 
-/* PASSIVE: the wqe_rec marker at once; req_ctl still applied (RETIRED moves una, REWIND the
+/* Stopped (PASSIVE): the wqe_rec marker at once; req_ctl still applied (RETIRED moves una, REWIND the
  * position, nothing sent) until the completer's marker; then the transmit marker. */
 static void t_mig_passive(void) {
     tb_t *t = tb_new(62, 0.3);
@@ -1542,14 +1546,12 @@ static void t_mig_passive(void) {
     for (int i = 0; i < 6; i++) post(t, q, NIC_WR_SEND, 300, NIC_WQE_SIGNALED);
     ring(t, q);
     while (pkts_of_after(t, q, 0) < 8 && !failed && t->cycle < 100000) step(t);
-    cfg_suspend(t, 3, NIC_SUSPEND_ACTIVE);
-    settle(t);
-    int recs = t->nrecs, sent = pkts_of_after(t, q, 0);
     cfg_suspend(t, 3, NIC_SUSPEND_PASSIVE);
     settle(t);
+    int recs = t->nrecs, sent = pkts_of_after(t, q, 0);
     EXPECT(t->nmarks == 1 && t->marks[0].sqd_mark == NIC_MIG_MARK && t->marks[0].qp == 3 * 16 &&
                t->mark_at[0] == recs, "PASSIVE: %d wqe_rec markers", t->nmarks);
-    EXPECT(t->ntxmarks == 1, "PASSIVE: transmit marker before the completer's");
+    EXPECT(t->ntxmarks == 0, "PASSIVE: transmit marker before the completer's");
     push_ctl(t, NIC_REQ_RETIRED, q->row, 2, q->wqe[2].psn);
     push_ctl_off(t, NIC_REQ_REWIND, q->row, 2, q->wqe[2].psn + 1, 1);
     post(t, o, NIC_WR_SEND, 100, 0);
@@ -1560,22 +1562,20 @@ static void t_mig_passive(void) {
                c.next_psn == q->wqe[2].psn + 1, "req_ctl while PASSIVE: una %u psn %u head %u off %u",
            c.una, (unsigned)c.una_psn, c.sq_head, c.offset);
     EXPECT(pkts_of_after(t, q, 0) == sent && pkts_of_after(t, o, 0) == 1, "sent while PASSIVE %d / other fn %d", pkts_of_after(t, q, 0) - sent, pkts_of_after(t, o, 0));
-    EXPECT(t->ntxmarks == 1 && t->nmarks == 1, "markers before the completer's");
+    EXPECT(t->ntxmarks == 0 && t->nmarks == 1, "markers before the completer's");
     push_ctl(t, NIC_REQ_MIG_MARK, 3 * 16, 0, 0);
     settle(t);
-    EXPECT(t->ntxmarks == 2 && t->txmarks[1].mig_fn == 3 && t->nrecs == recs + 1, "after the completer's marker: %d tx markers",
+    EXPECT(t->ntxmarks == 1 && t->txmarks[0].mig_fn == 3 && t->nrecs == recs + 1, "after the completer's marker: %d tx markers",
            t->ntxmarks);
-    cfg_suspend(t, 3, NIC_SUSPEND_ACTIVE);
     cfg_suspend(t, 3, NIC_SUSPEND_RUN);
     EXPECT(run(t, 400000), "did not go idle after RUN");
-    EXPECT(pkts_of_after(t, q, 0) > sent && t->ntxmarks == 2, "RUN resumes, no marker");
+    EXPECT(pkts_of_after(t, q, 0) > sent && t->ntxmarks == 1, "RUN resumes, no marker");
     report("migration PASSIVE: wqe_rec marker at once, req_ctl applied, transmit marker after the completer's");
     tb_free(t);
 }
 
 /* Suspend q's function to PASSIVE (the completer's marker answered) and read its two words. */
 static void mig_save(tb_t *t, const tqp_t *q, hls_u128 *w0, hls_u128 *w1) {
-    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
     cfg_suspend(t, q->fn, NIC_SUSPEND_PASSIVE);
     push_ctl(t, NIC_REQ_MIG_MARK, (int)q->fn * 16, 0, 0);
     settle(t);
@@ -1591,7 +1591,6 @@ static void mig_load(tb_t *t, tqp_t *q, hls_u128 w0, hls_u128 w1) {
     t->rtl = requester_rtl_new();
 #endif
     setup_fns(t);
-    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
     cfg_suspend(t, q->fn, NIC_SUSPEND_PASSIVE);
     push_ctl(t, NIC_REQ_MIG_MARK, (int)q->fn * 16, 0, 0);
     cfg_state(t, q, NIC_QPS_RTS, NIC_QPS_RTS, 0);
@@ -1601,7 +1600,6 @@ static void mig_load(tb_t *t, tqp_t *q, hls_u128 w0, hls_u128 w1) {
     settle(t);
 }
 static void mig_run(tb_t *t, const tqp_t *q) {
-    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
     cfg_suspend(t, q->fn, NIC_SUSPEND_RUN);
 }
 
@@ -1617,7 +1615,6 @@ static void t_mig_ctx(void) {
     post(t, q, NIC_WR_SEND_IMM, 3000, NIC_WQE_SIGNALED);
     ring(t, q);
     while (pkts_of_after(t, q, 0) < 12 && !failed && t->cycle < 100000) step(t);
-    cfg_suspend(t, 2, NIC_SUSPEND_ACTIVE);
     cfg_suspend(t, 2, NIC_SUSPEND_PASSIVE);
     push_ctl(t, NIC_REQ_MIG_MARK, 2 * 16, 0, 0);
     settle(t);
@@ -1747,7 +1744,7 @@ static void t_mig_probe(void) {
     req_ctx_t cq = ctx_unpack(t->st.ctx.hls_mem_cell[q->row]), cr = ctx_unpack(t->st.ctx.hls_mem_cell[r->row]),
               cw = ctx_unpack(t->st.ctx.hls_mem_cell[w->row]);
     for (unsigned fn = 1; fn <= 3; fn++) {
-        cfg_suspend(t, fn, NIC_SUSPEND_ACTIVE);
+        cfg_suspend(t, fn, NIC_SUSPEND_PASSIVE);
         cfg_suspend(t, fn, NIC_SUSPEND_RUN);
     }
     EXPECT(run(t, 100000), "did not go idle after RUN");
@@ -1769,7 +1766,7 @@ static void t_mig_probe(void) {
     EXPECT(c.sq_head == cw.sq_head && c.next_psn == cw.next_psn && !c.ret, "WRITE QP after its probe: head %u psn %u ret %d",
            c.sq_head, (unsigned)c.next_psn, c.ret);
     push_ctl(t, NIC_REQ_RETIRED, q->row, 1, 2);
-    cfg_suspend(t, 1, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, 1, NIC_SUSPEND_PASSIVE);
     cfg_suspend(t, 1, NIC_SUSPEND_RUN);
     EXPECT(run(t, 100000), "did not go idle after the second RUN");
     EXPECT(pkts_of_after(t, q, sent) == 0, "%d packets with nothing outstanding", pkts_of_after(t, q, sent));
@@ -1779,7 +1776,7 @@ static void t_mig_probe(void) {
 
 /* REISSUE naming a SEND/WRITE (the completer's forward move, docs/completer.md): the
  * position moves to its PSN only while it is behind it in that WQE; a REWIND still goes
- * back. Checked on the row with the function ACTIVE (nothing sent meanwhile). */
+ * back. Checked on the row with the function stopped (nothing sent meanwhile). */
 static void t_reissue_forward(void) {
     tb_t *t = tb_new(68, 0.3);
     t->auto_retire = false;
@@ -1789,7 +1786,7 @@ static void t_reissue_forward(void) {
     post(t, q, NIC_WR_SEND, 100, 0);
     ring(t, q);
     EXPECT(run(t, 100000), "did not go idle");
-    cfg_suspend(t, q->fn, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(t, q->fn, NIC_SUSPEND_PASSIVE);
     uint32_t first = (uint32_t)q->wqe[0].psn;
     static const struct { unsigned kind; uint32_t k, want_k; const char *what; } st[] = {
         {NIC_REQ_REWIND, 2, 2, "REWIND back into the WRITE"},

@@ -1,6 +1,6 @@
 /* responder_mig_test.c — the responder's part of live migration (docs/responder.md
- * "Migration"): suspend levels and their markers on each output, the ACTIVE rules, a full
- * save -> fresh responder -> load -> resume, dirty bits, the throttle. Harness:
+ * "Migration"): the stop and its markers on each output, the packets in hand, the resume
+ * NAKs, a full save -> fresh responder -> load -> resume, dirty bits, the throttle. Harness:
  * responder_tb.h (every response, CQE and memory byte checked as in responder_test.c). */
 #include "responder_tb.h"
 #include "nic_ctx.h"
@@ -50,6 +50,34 @@ static void take_markers(void) {
 static void reset_markers(void) {
     desc_mark = cqe_mark = ev_mark = -1;
     n_desc_marks = n_cqe_marks = n_ev_marks = 0;
+}
+
+/* The resume NAKs (PSN sequence error) taken out of the captured responses, each checked to
+ * follow every READ response of its QP: naks[k] is the one to DEST_QPN + k. */
+static roce_hdr_t naks[16];
+static unsigned n_naks;
+static void take_resume_naks(void) {
+    unsigned j = 0;
+    memset(naks, 0, sizeof naks);
+    n_naks = 0;
+    for (unsigned i = 0; i < ndesc; i++) {
+        const roce_hdr_t *d = &descs[i];
+        if (d->opcode != ROCE_OP_ACKNOWLEDGE || d->aeth_syndrome != 0x60 /* PSN sequence error */) {
+            descs[j++] = *d;
+            continue;
+        }
+        unsigned k = (unsigned)d->dest_qp - DEST_QPN;
+        unsigned later_reads = 0;
+        for (unsigned l = i + 1; l < ndesc; l++)
+            later_reads += descs[l].dest_qp == d->dest_qp && descs[l].opcode >= ROCE_OP_READ_RESPONSE_FIRST &&
+                           descs[l].opcode <= ROCE_OP_READ_RESPONSE_ONLY;
+        CHECK(k < 16 && naks[k].opcode == 0, "resume NAK to qp %x: unknown or twice", (unsigned)d->dest_qp);
+        CHECK(later_reads == 0, "resume NAK to qp %x before %u of its READ responses", (unsigned)d->dest_qp,
+              later_reads);
+        if (k < 16) naks[k] = *d;
+        n_naks++;
+    }
+    ndesc = j;
 }
 
 static void cfg_suspend(nic_fn_t fn, unsigned level) {
@@ -111,8 +139,9 @@ static void fresh_read_data(void) {
 }
 
 /* ---- levels --------------------------------------------------------------------------- */
-static void t_active_mid_read(void) {
-    tb_begin("ACTIVE mid-READ: stops at a packet boundary, marker behind it; RUN sends the rest");
+static void t_stop_mid_read(void) {
+    tb_begin("stop mid-READ: at a packet boundary; packets in hand run, one parked behind the READ "
+             "dropped; markers after rx_dispatch's; RUN: the rest, then one resume NAK per QP");
     reset_markers();
     reset_qp(3, ACC_ALL, 0xFFFFF8); /* mtu 1024, PSNs wrap during the READ */
     bring_up_k(1, 1, 0x300);
@@ -122,51 +151,79 @@ static void t_active_mid_read(void) {
     push_pkt(read_req(psn, READ_VA, 65536), NULL);
     expect_read(READ_VA, 65536, psn, 1024, ++model_msn);
     run_until_descs(5);
-    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
     CHECK(run_idle(), "not idle");
     uint64_t reads = dma_reads;
     unsigned d0 = st.dropped;
-    /* ACTIVE: QP 1 still takes WRITEs (executed, ACKed); READ and atomic dropped; QP 0 has
-     * READs queued, so a WRITE to it would wait behind them: dropped, never parked */
+    unsigned k = ndesc;
+    /* in hand (they passed the gate before it closed): QP 1's WRITE and atomic run; QP 0 has
+     * READ responses left, which wait for RUN, so a WRITE to it is dropped, never parked */
     uint8_t x[40];
     fill_random(x, sizeof x);
     push_pkt(write_only(0x300, MR_BASE + 0x300, 40, 1), x);
-    push_pkt(to_qp(read_req(0x301, READ_VA, 64), 1), NULL);
+    uint64_t orig;
+    memcpy(&orig, shadow_at(ATOM_VA + 8), 8);
     roce_hdr_t fa = to_qp(req(ROCE_OP_FETCH_ADD, 0x301, true), 1);
-    fa.atomic_va = ATOM_VA;
+    fa.atomic_va = ATOM_VA + 8;
     fa.atomic_rkey = KEY_OK;
     fa.atomic_swap_add = 1;
     push_pkt(fa, NULL);
     push_pkt(write_only(psn + 64, MR_BASE + 0x400, 40, 0), x);
+    push_rx_marker();
     for (unsigned i = 0; i < 3000; i++) cycle();
     take_markers();
-    unsigned k = desc_mark < 0 ? 0 : (unsigned)desc_mark;
-    CHECK(n_desc_marks == 1 && n_cqe_marks == 0 && n_ev_marks == 0,
-          "markers: %u tx %u cqe %u ev (one tx expected)", n_desc_marks, n_cqe_marks, n_ev_marks);
-    CHECK(k >= 5 && k < 64 && ndesc == k + 1, "%u READ packets before the marker, %u responses", k,
-          ndesc);
-    CHECK(dma_reads == reads, "%llu DMA reads while ACTIVE", (unsigned long long)(dma_reads - reads));
-    CHECK(st.dropped == d0 + 3, "%u dropped while ACTIVE, expected 3", st.dropped - d0);
+    CHECK(n_desc_marks == 1 && n_cqe_marks == 1 && n_ev_marks == 1,
+          "markers: %u tx %u cqe %u ev (one each expected)", n_desc_marks, n_cqe_marks, n_ev_marks);
+    CHECK(k >= 5 && k < 64 && ndesc == k + 2 && desc_mark == (int)k + 2,
+          "%u READ packets before the stop, %u responses, the marker after %d", k, ndesc, desc_mark);
+    CHECK(dma_reads == reads + 1, "%llu DMA reads after the stop (the atomic's only)",
+          (unsigned long long)(dma_reads - reads));
+    CHECK(st.dropped == d0 + 1, "%u dropped after the stop, expected 1", st.dropped - d0);
     model_write(MR_BASE + 0x300, x, 40);
-    /* the WRITE's ACK comes after the marker: expected between the READ's k-th and k+1-th */
+    uint64_t sum = orig + 1;
+    model_write(ATOM_VA + 8, (uint8_t *)&sum, 8);
+    /* QP 1's ACK and atomic ACK come between the READ's k-th and k+1-th packets */
     unsigned base = nexp - 64;
-    memmove(&exp_desc[base + k + 1], &exp_desc[base + k], (64 - k) * sizeof exp_desc[0]);
-    memmove(&exp_pay[base + k + 1], &exp_pay[base + k], (64 - k) * sizeof exp_pay[0]);
-    nexp++;
+    memmove(&exp_desc[base + k + 2], &exp_desc[base + k], (64 - k) * sizeof exp_desc[0]);
+    memmove(&exp_pay[base + k + 2], &exp_pay[base + k], (64 - k) * sizeof exp_pay[0]);
+    nexp += 2;
     roce_hdr_t ack = resp_base(ROCE_OP_ACKNOWLEDGE, 0x300);
     ack.aeth_syndrome = 0x1F;
     ack.aeth_msn = 1;
     ack.dest_qp = DEST_QPN + 1;
     exp_desc[base + k] = ack;
     exp_pay[base + k] = NULL;
+    roce_hdr_t aack = resp_base(ROCE_OP_ATOMIC_ACKNOWLEDGE, 0x301);
+    aack.aeth_syndrome = 0x1F;
+    aack.aeth_msn = 2;
+    aack.atomic_orig = orig;
+    aack.dest_qp = DEST_QPN + 1;
+    exp_desc[base + k + 1] = aack;
+    exp_pay[base + k + 1] = NULL;
     cfg_suspend(FN, NIC_SUSPEND_RUN); /* the rest, PSNs and bytes continuous */
     CHECK(run_idle(), "not idle");
-    take_markers();
+    take_resume_naks();
+    CHECK(n_naks == 2 && (naks[0].psn == ((psn + 64) & 0xFFFFFF)) && naks[0].aeth_msn == model_msn &&
+              naks[1].psn == 0x302 && naks[1].aeth_msn == 2,
+          "%u resume NAKs: QP 0 psn %x msn %u, QP 1 psn %x msn %u (want 2: %x %u, 302 2)", n_naks,
+          (unsigned)naks[0].psn, (unsigned)naks[0].aeth_msn, (unsigned)naks[1].psn,
+          (unsigned)naks[1].aeth_msn, (psn + 64) & 0xFFFFFF, model_msn);
     settle();
+    /* after the NAK, a request past the expected PSN is dropped quietly (9.7.5.1.2) until the
+     * expected one comes */
+    d0 = st.dropped;
+    push_pkt(write_only(psn + 65, MR_BASE + 0x400, 40, 0), x);
+    push_pkt(write_only(psn + 64, MR_BASE + 0x400, 40, 0), x);
+    model_write(MR_BASE + 0x400, x, 40);
+    expect_ack(psn + 64, 0x1F, ++model_msn);
+    settle();
+    CHECK(st.dropped == d0 + 1, "%u dropped behind the resume NAK, expected 1", st.dropped - d0);
+    CHECK(run_idle(), "not idle");
+    take_markers();
     CHECK(n_desc_marks == 1, "%u tx markers", n_desc_marks);
     cfg_qp_k(1, NIC_CFG_QP, NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
     settle();
-    model_epsn = psn + 64;
+    model_epsn = psn + 65;
     tb_end();
 }
 
@@ -210,13 +267,12 @@ static void t_passive(void) {
     run_until_descs(3);
     unsigned other0 = ndesc;
 
-    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
     uint8_t x[200];
     fill_random(x, sizeof x);
     roce_hdr_t s = req(ROCE_OP_SEND_ONLY, model_epsn, true);
     s.payload_len = 200;
-    push_pkt(s, x); /* executed in ACTIVE: CQE and ACK before the markers */
-    cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
+    push_pkt(s, x); /* in hand, ahead of rx_dispatch's marker: CQE and ACK before ours */
     push_rx_marker();
     CHECK(run_idle(), "not idle");
     post_recv(0x5E2, BUF_BASE + 0x400, 64); /* PASSIVE: the tail is recorded, nothing else */
@@ -226,8 +282,8 @@ static void t_passive(void) {
     unsigned ours = 0, ours_after = 0;
     for (unsigned i = 0; i < ndesc; i++)
         if (descs[i].dest_qp == DEST_QPN) ours++, ours_after += (int)i >= desc_mark;
-    CHECK(n_desc_marks == 2 && n_cqe_marks == 1 && n_ev_marks == 1,
-          "markers: %u tx %u cqe %u ev (2, 1, 1 expected)", n_desc_marks, n_cqe_marks, n_ev_marks);
+    CHECK(n_desc_marks == 1 && n_cqe_marks == 1 && n_ev_marks == 1,
+          "markers: %u tx %u cqe %u ev (one each expected)", n_desc_marks, n_cqe_marks, n_ev_marks);
     CHECK(ours == 1 && ours_after == 0, "%u responses of fn, %u after its marker", ours, ours_after);
     CHECK(ncqe == 1 && cqe_mark == 1, "%u CQEs, the marker after %d", ncqe, cqe_mark);
     CHECK(ev_mark == 0 && nev == 0, "events: %u, marker after %d", nev, ev_mark);
@@ -250,8 +306,7 @@ static void t_passive(void) {
     expect_cqe(0x5E1, 200, NIC_WC_RECV, NIC_WC_SUCCESS, false, 0);
     model_epsn++;
     settle();
-    /* PASSIVE -> ACTIVE -> RUN: the function works again */
-    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
+    /* RUN: the function works again, its QP NAKs once (function 2's does not) */
     cfg_suspend(FN, NIC_SUSPEND_RUN);
     s.psn = model_epsn;
     s.payload_len = 64;
@@ -259,6 +314,13 @@ static void t_passive(void) {
     model_write(BUF_BASE + 0x400, x, 64);
     expect_ack(model_epsn++, 0x1F, ++model_msn);
     expect_cqe(0x5E2, 64, NIC_WC_RECV, NIC_WC_SUCCESS, false, 0);
+    CHECK(run_idle(), "not idle");
+    take_resume_naks();
+    /* the NAK names the expected PSN when it leaves: before the SEND or after it */
+    CHECK(n_naks == 1 && naks[0].psn >= ((model_epsn - 1) & 0xFFFFFF) &&
+              naks[0].psn <= (model_epsn & 0xFFFFFF) && naks[0].dst_mac == PEER_MAC && naks[0].src_mac == FN_MAC,
+          "%u resume NAKs, QP 0's psn %x (want 1, %x or %x)", n_naks, (unsigned)naks[0].psn,
+          model_epsn - 1, model_epsn);
     settle();
     tb_end();
 }
@@ -326,9 +388,8 @@ static void t_save_load(void) {
     push_pkt(read_req(0x601, READ_VA, 16384), NULL);
     push_pkt(read_req(0x641, READ_VA + 20000, 512), NULL);
     run_until_descs(5);
-    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
+    cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
     CHECK(run_idle(), "not idle");
-    take_markers();
     unsigned k = ndesc;
     expect_read_prefix(READ_VA, 16384, 0x601, 256, msn_read, k);
     /* QP 1: WRITE FIRST of 768 bytes (open WRITE); QP 2: SEND FIRST (open SEND) */
@@ -350,11 +411,10 @@ static void t_save_load(void) {
     sf.payload_len = 256;
     push_pkt(sf, s);
     model_write(BUF_BASE + 0x800, s, 256);
-    cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
     push_rx_marker();
     CHECK(run_idle(), "not idle");
     take_markers();
-    CHECK(n_desc_marks == 2 && n_cqe_marks == 1 && n_ev_marks == 1, "markers %u %u %u",
+    CHECK(n_desc_marks == 1 && n_cqe_marks == 1 && n_ev_marks == 1, "markers %u %u %u",
           n_desc_marks, n_cqe_marks, n_ev_marks);
     settle();
 
@@ -394,7 +454,6 @@ static void t_save_load(void) {
     /* a fresh responder; ctrl's messages as the firmware's load makes them */
     memset(&st, 0, sizeof st);
     tb_setup_fn_mrs();
-    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
     cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
     for (unsigned q = 0; q < 3; q++) {
         cfg_qp_k(q, NIC_CFG_QP_ATTR, NIC_QPS_RTS, NIC_QPS_RTS, 1, 0);
@@ -402,7 +461,8 @@ static void t_save_load(void) {
     }
     CHECK(run_idle(), "not idle");
     reset_markers();
-    take_markers(); /* the fresh function's ACTIVE marker */
+    take_markers();
+    CHECK(n_desc_marks + n_cqe_marks + n_ev_marks == 0, "markers without rx_dispatch's");
     for (unsigned q = 0; q < 3; q++)
         for (unsigned i = 2 + RSP_ATOM_SLOTS; i-- > 0;) /* any order: backwards */
             CHECK(ctx_op(ROW + q, i < 2 ? NIC_CTX_RESP_QP : NIC_CTX_RESP_ATOM, i < 2 ? i : i - 2,
@@ -411,9 +471,13 @@ static void t_save_load(void) {
         for (unsigned i = 0; i < 2 + RSP_ATOM_SLOTS; i++)
             CHECK(ctx_op(ROW + q, i < 2 ? NIC_CTX_RESP_QP : NIC_CTX_RESP_ATOM, i < 2 ? i : i - 2,
                          false, 0) == img[q][i], "QP %u word %u reads back differently", q, i);
-    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
     cfg_suspend(FN, NIC_SUSPEND_RUN);
     expect_read_from(READ_VA, 16384, 0x601, 256, msn_read, k);
+    CHECK(run_idle(), "not idle");
+    take_resume_naks(); /* the loaded EPSNs: QP 0 behind the READ left out */
+    CHECK(n_naks == 3 && naks[0].psn == 0x641 && naks[1].psn == 0x901 && naks[2].psn == 0xA01,
+          "%u resume NAKs: %x %x %x (want 641 901 A01)", n_naks, (unsigned)naks[0].psn,
+          (unsigned)naks[1].psn, (unsigned)naks[2].psn);
     settle();
     /* the requester's peers go on: the left-out READ again (new here), the WRITE's and the
      * SEND's remaining packets, and a retry of the atomic */
@@ -438,6 +502,9 @@ static void t_save_load(void) {
     exp_cqe[nexp_cqe - 1].cqe.qpn = QPN + 2;
     push_pkt(fa, NULL); /* duplicate: answered from the loaded replay slot, not executed */
     expect_atomic_ack(0x600, model_msn, orig);
+    settle();
+    cfg_qp_k(1, NIC_CFG_QP, NIC_QPS_RTS, NIC_QPS_RESET, 1, 0);
+    cfg_qp_k(2, NIC_CFG_QP, NIC_QPS_RTS, NIC_QPS_RESET, 1, 0);
     settle();
     model_epsn = 0x643;
     tb_end();
@@ -475,9 +542,7 @@ static void t_save_duplicate_round(void) {
     push_pkt(read_req(psn + 16, READ_VA + 8192, 256), NULL);
     expect_read(READ_VA + 768, 4096 - 768, psn + 3, 256, model_msn);
     expect_read(READ_VA + 8192, 256, psn + 16, 256, model_msn);
-    run_until_descs(ndesc + 3);         /* both taken (ACTIVE would drop a READ not yet in) */
-    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
-    CHECK(run_idle(), "not idle");
+    run_until_descs(ndesc + 3);         /* both taken */
     cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
     push_rx_marker();
     CHECK(run_idle(), "not idle");
@@ -493,7 +558,6 @@ static void t_save_duplicate_round(void) {
               field(q1, NIC_CTX_RSP_POS_LEFT - 128, 32) == 512,
           "open WRITE: class %u done %u left %u", field(q0, NIC_CTX_RSP_POS_CLASS, 2),
           field(q1, NIC_CTX_RSP_POS_DONE - 128, 32), field(q1, NIC_CTX_RSP_POS_LEFT - 128, 32));
-    cfg_suspend(FN, NIC_SUSPEND_ACTIVE);
     cfg_suspend(FN, NIC_SUSPEND_RUN);     /* the duplicates' rest, then the WRITE goes on */
     roce_hdr_t wm = req(ROCE_OP_RDMA_WRITE_MIDDLE, psn + 18, false);
     wm.payload_len = 256;
@@ -503,6 +567,10 @@ static void t_save_duplicate_round(void) {
     push_pkt(wl, w + 512);
     model_write(MR_BASE + 0x2000 + 256, w + 256, 512);
     expect_ack(psn + 19, 0x1F, ++model_msn);
+    CHECK(run_idle(), "not idle");
+    take_resume_naks(); /* its PSN: where the WRITE was when the READs were out */
+    CHECK(n_naks == 1 && naks[0].psn >= psn + 18 && naks[0].psn <= psn + 20, "%u resume NAKs, psn %x",
+          n_naks, (unsigned)naks[0].psn);
     settle();
     model_epsn = psn + 20;
     tb_end();
@@ -572,7 +640,7 @@ static void t_throttle(void) {
 
 int main(int argc, char **argv) {
     tb_setup(argc, argv);
-    t_active_mid_read();
+    t_stop_mid_read();
     t_passive();
     t_save_load();
     t_save_duplicate_round();

@@ -86,6 +86,25 @@ static void expect(capture_t *w, const char *name, unsigned resent, unsigned exp
     }
 }
 
+/* mig_count_peer_resends: the peer's requests to A's QP dropped while A was suspended */
+static void peer_req(capture_t *w, uint32_t psn, bool lost) { frame(w, false, OP_SEND_MIDDLE, psn, lost); }
+static void expect_peer(capture_t *w, const char *name, uint64_t stopped, uint64_t resumed, unsigned dropped,
+                        unsigned resent, uint64_t first) {
+    pcap_close(w->sent);
+    pcap_close(w->delivered);
+    mig_peer_resends_t r;
+    int rc = mig_count_peer_resends(sent_path, deliv_path, MAC_A, QPN_A, stopped, resumed, 4, &r);
+    if (rc == 0 && r.dropped == dropped && r.resent == resent && r.first_resend == first) {
+        char when[40] = "none after the resume";
+        if (first != UINT64_MAX) snprintf(when, sizeof when, "%llu cycles after the resume", (unsigned long long)first);
+        printf("PASS peer resend count: %s (%u dropped, %u resent, first %s)\n", name, dropped, resent, when);
+    } else {
+        printf("FAIL peer resend count: %s: rc %d, %u dropped, %u resent, first %llu; want %u %u %llu\n", name, rc,
+               r.dropped, r.resent, (unsigned long long)r.first_resend, dropped, resent, (unsigned long long)first);
+        nfail++;
+    }
+}
+
 int main(void) {
     snprintf(sent_path, sizeof sent_path, "/tmp/resend_test.%d.sent.pcap", (int)getpid());
     snprintf(deliv_path, sizeof deliv_path, "/tmp/resend_test.%d.deliv.pcap", (int)getpid());
@@ -309,6 +328,26 @@ int main(void) {
     frame(&w, true, OP_READ, 10, false);
     req(&w, 18);
     expect(&w, "a READ re-issued", 0, 0, 1);
+
+    /* B's packets: 30..34 taken before the stop; 35..39 reach the suspended A (37 lost on the
+     * way, 36 twice: B's timeout), dropped; after Resume-Active B resends 35..39 (and 33,
+     * which A had); A's own requests are not B's */
+    w = begin();
+    for (uint32_t p = 30; p < 35; p++) peer_req(&w, p, false);
+    to(&w, 500);
+    for (uint32_t p = 35; p < 40; p++) peer_req(&w, p, p == 37);
+    peer_req(&w, 36, false);
+    req(&w, 12);
+    to(&w, 1590);
+    peer_req(&w, 33, false);
+    for (uint32_t p = 35; p < 40; p++) peer_req(&w, p, false);
+    expect_peer(&w, "the peer's packets the suspended function dropped, resent after the resume", 500, 1500, 4, 4, 110);
+
+    /* nothing resent: the first resend is none */
+    w = begin();
+    to(&w, 500);
+    peer_req(&w, 35, false);
+    expect_peer(&w, "a dropped packet the peer never resent", 500, 1500, 1, 0, UINT64_MAX);
 
     unlink(sent_path);
     unlink(deliv_path);
