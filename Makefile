@@ -3,8 +3,10 @@
 #
 #   make deps    install the build/test packages (Debian 12, apt only)
 #   make test    build everything and run every test suite (scripts/run-tests); THE test command
-#   make test-long   the sweeps too long for `make test` (500 migration seeds; docs/migration.md)
-#                and every '&&' of three NIC blocks flipped in turn (docs/rtl-gen.md)
+#   make test-long   the sweeps too long for `make test` (500 migration seeds; docs/migration.md),
+#                every '&&' of three NIC blocks flipped in turn (docs/rtl-gen.md), 10^6 runs of
+#                the image loader's fuzzer (docs/migration-fw.md) and the NICs' seed-order
+#                suspend at 33 points per switch reading and P2P region (docs/pcie-platform.md)
 #   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report,
 #                make review of a small change (docs/review.md), then ibv_rc_pingpong live-migrated
 #                between two simulated NICs (scripts/demo-migrate)
@@ -33,6 +35,8 @@ test: deps
 test-long: deps
 	@testbench/migration/tests/long
 	@FLIPS=all rtl-gen/tests/diff/run requester completer responder
+	@$(MAKE) -s --no-print-directory -C migration-fw fuzz-long
+	@$(MAKE) -s --no-print-directory -C testbench/platform long-nic
 
 demo: deps
 	@scripts/demo

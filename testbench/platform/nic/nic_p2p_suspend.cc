@@ -38,7 +38,9 @@
 // --switch per-port: sw1 keeps order per (ingress, egress) pair only (pcie_switch.h).
 // --flush-read off: the firmware's Suspend-Active skips its flush read (nic_firmware.h).
 // --link-check on (default): a check that neither NIC sent a TLP of its datapath after its
-// Suspend-Active answer (the firmware's, or SUSPEND_FN's as the host sees it).
+// Suspend-Active answer (the firmware's, or SUSPEND_FN's as the host sees it). --link-check
+// early: the checker's control, armed when SUSPEND_FN(ACTIVE) is sent instead of when it is
+// answered: the packets in hand and the DMA the NIC finishes before it answers must show.
 // --mr-in nic: A's region lies in B's device memory (nic_endpoint.h) instead of the GPU-like
 // device's BAR: A's DMA writes go NIC into NIC. --gpu-writes N: the GPU-like device writes N
 // 64-byte P2P writes into A's device memory, one every 250 ns from t = 0 (GPU into NIC);
@@ -68,7 +70,7 @@ namespace {
 struct options {
     std::string iface, mode = "c", suspend = "none", expect = "clean", image = "none";
     switch_buffers switches = switch_buffers::bridge;
-    bool flush_read = true, link_check = true, mr_in_nic = false;
+    bool flush_read = true, link_check = true, link_check_early = false, mr_in_nic = false;
     unsigned gpu_writes = 0;
     unsigned size = 65536;
     double at_ns = 4000;
@@ -99,7 +101,11 @@ options parse(int argc, char **argv) {
         else if (a == "--flush-read") { if (v != "on" && v != "off") usage("--flush-read: on or off, not '" + v + "'"); o.flush_read = v == "on"; }
         else if (a == "--mr-in") { if (v != "gpu" && v != "nic") usage("--mr-in: gpu or nic, not '" + v + "'"); o.mr_in_nic = v == "nic"; }
         else if (a == "--gpu-writes") { o.gpu_writes = unsigned(strtoul(v.c_str(), &end, 0)); if (*end || o.gpu_writes > 8192) usage("--gpu-writes: 0..8192, not '" + v + "'"); }
-        else if (a == "--link-check") { if (v != "on" && v != "off") usage("--link-check: on or off, not '" + v + "'"); o.link_check = v == "on"; }
+        else if (a == "--link-check") {
+            if (v != "on" && v != "off" && v != "early") usage("--link-check: on, off or early, not '" + v + "'");
+            o.link_check = v != "off";
+            o.link_check_early = v == "early";
+        }
         else if (a == "--disable") { o.disabled = rule_from_name(v); if (o.disabled == order_rule::none) usage("--disable: an ordering rule (A2a, B2a, D2a, ...), not '" + v + "'"); }
         else if (a == "--size") { o.size = unsigned(strtoul(v.c_str(), &end, 0)); if (*end || !o.size || o.size > 0x80000) usage("--size: 1..524288 bytes, not '" + v + "'"); }
         else if (a == "--at") { o.at_ns = strtod(v.c_str(), &end); if (*end || o.at_ns < 0) usage("--at: nanoseconds, not '" + v + "'"); }
@@ -130,18 +136,20 @@ constexpr uint64_t vm_top = 0x80000000, image_buffer[2] = {0x80000000, 0x8000100
 constexpr unsigned max_blocks = 64;
 
 // The PF driver's suspend of one NIC function: SUSPEND_FN through the mailbox. Its
-// Suspend-Active answer, as the host sees it, starts the endpoint's link checker.
-suspend_driver nic_suspend(root_complex &rc, nic_endpoint &ep, unsigned fn) {
+// Suspend-Active answer, as the host sees it, starts the endpoint's link checker (or its
+// request, with arm_early: the checker's control).
+suspend_driver nic_suspend(root_complex &rc, nic_endpoint &ep, unsigned fn, bool arm_early) {
     uint16_t dev = ep.id;
     uint64_t bar = uint64_t(fn) * NIC_BAR_SIZE;
     suspend_driver d;
-    d.request = [&rc, dev, bar, fn](uint64_t level) {
+    d.request = [&rc, &ep, dev, bar, fn, arm_early](uint64_t level) {
+        if (arm_early && level == level_sa) ep.set_quiet(true, "SUSPEND_FN(ACTIVE) sent for fn " + std::to_string(fn) + " (early)");
         uint64_t w[32];
         unsigned n = nic_suspend_cmd_words(fn, level == level_sa ? 1 : 2, w, 32);
         rc.mmio_write_words(dev, bar + NIC_BAR_CMD, std::vector<uint64_t>(w, w + n), "SUSPEND_FN command bytes");
         rc.mmio_write(dev, bar + NIC_BAR_CMD_GO, 1, "CMD_GO (SUSPEND_FN)");
     };
-    d.confirm = [&rc, &ep, dev, bar, fn](uint64_t level) -> std::string {
+    d.confirm = [&rc, &ep, dev, bar, fn, arm_early](uint64_t level) -> std::string {
         for (int poll = 0; poll < 10000; poll++) {
             uint64_t st = rc.mmio_read(dev, bar + NIC_BAR_CMD_STATUS, "CMD_STATUS");
             if ((st & NIC_CMD_STATUS_BUSY) || !(st & NIC_CMD_STATUS_DONE)) continue;
@@ -149,7 +157,7 @@ suspend_driver nic_suspend(root_complex &rc, nic_endpoint &ep, unsigned fn) {
                 return "SUSPEND_FN answered status " + std::to_string((st >> 8) & 0xff) + ", bad_field " +
                        std::to_string((st >> 16) & 0xff);
             if (level == level_sp) ep.capture_device_memory();
-            if (level == level_sa)
+            if (level == level_sa && !arm_early)
                 ep.set_quiet(true, "SUSPEND_FN's Suspend-Active answer for fn " + std::to_string(fn) + ", seen by the host at " +
                                        std::to_string(uint64_t(sc_core::sc_time_stamp().to_seconds() * 1e9)) + " ns");
             return "";
@@ -211,8 +219,8 @@ struct p2p_platform {
         if (o.suspend == "nics-passive-first") plan.passive_first = {nic_a, nic_b};
         hv = std::make_unique<hypervisor>("hypervisor", fab, rc, plan);
         if (o.image == "none") {
-            hv->drivers[nic_a] = nic_suspend(rc, *nic[0], 0);
-            hv->drivers[nic_b] = nic_suspend(rc, *nic[1], 1);
+            hv->drivers[nic_a] = nic_suspend(rc, *nic[0], 0, o.link_check_early);
+            hv->drivers[nic_b] = nic_suspend(rc, *nic[1], 1, o.link_check_early);
             return;
         }
         // the NICs' firmware: the suspend through its mailbox, then the images
