@@ -696,10 +696,14 @@ HLS_INLINE void serve_ctx(responder_state *st) {
  * are out: a QP that takes requests NAKs its expected PSN (PSN sequence error, IB 9.7.5.1.2).
  * The peer resends from there at once (9.7.5.2.1) instead of after its ACK timeout, and the
  * NAK acknowledges everything before it; a peer with nothing outstanding ignores it. As any
- * sequence NAK, later requests are dropped quietly until the expected PSN comes. */
+ * sequence NAK, later requests are dropped quietly until the expected PSN comes. Only a QP
+ * whose peer has sent it a request (a message done, one open, or a NAK pending): a peer that
+ * never sent one may be in RTR, where a response is dropped as a bad header (rxe_recv.c
+ * check_type_state), and has nothing to resend. */
 HLS_INLINE void resume_nak(responder_state *st) {
+    bool peer_sent = st->ctx.msn != 0 || st->ctx.open != RSP_OPEN_NONE || st->ctx.nak_pending != 0;
     st->resume_nak = bit_set(st->resume_nak, st->row, false);
-    if (state_accepts(st->ctx.state)) {
+    if (state_accepts(st->ctx.state) && peer_sent) {
         st->ctx.nak_pending = 1;
         queue_ack(st, AETH_NAK_SEQ, (hls_u24)st->ctx.epsn);
         st->phase = RSP_FIN;

@@ -8,7 +8,6 @@
  * NIC_EV_SQ_DRAINED on A's async queue. Either way the scenario then checks the WRITE
  * completed once with the right bytes on B. */
 #include "mig_bench.h"
-#include "../scenario/scen_priv.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -85,7 +84,6 @@ static bool one(const mig_bench_opts_t *o, uint32_t size, bool sqd, run_t *r) {
              sqd ? "SQ drain" : "suspend", size);
     *r = (run_t){.sqd = sqd, .active = -1, .passive = -1, .drain = -1};
     if (!mig_bench_pair_new(&r->p, o, PMTU, what, tick, r)) return false;
-    r->p.s->o.resume_naks[0] = sqd ? 0 : 1;   /* A's QP NAKs once when it resumes */
     unsigned packets = (size + 1023) / 1024;
     r->half = packets / 2 ? packets / 2 : 1;
     r->frames0 = nic_tb_frames_sent(r->p.tb, MIG_BENCH_A);

@@ -98,9 +98,6 @@ typedef struct {
     uint64_t arena;               /* bytes per NIC (default 4 MiB) */
     wire_config_t wire;           /* impairments; seed, pcap, latency set by the driver */
     bool quiet_checks;            /* no loss: no NAK, retry, timeout, drop expected */
-    unsigned resume_naks[2];      /* ... but each side's responder sends these resume NAKs (its
-                                   * function suspended and resumed in place, docs/migration.md
-                                   * 2), which the other side's completer takes or drops */
     unsigned expect_async[2];     /* NIC_EV_QP_ERR events expected per NIC */
     uint64_t max_cycles;          /* the whole run's bound (0: 4 million) */
     bool verbose;

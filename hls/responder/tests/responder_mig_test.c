@@ -141,10 +141,12 @@ static void fresh_read_data(void) {
 /* ---- levels --------------------------------------------------------------------------- */
 static void t_stop_mid_read(void) {
     tb_begin("stop mid-READ: at a packet boundary; packets in hand run, one parked behind the READ "
-             "dropped; markers after rx_dispatch's; RUN: the rest, then one resume NAK per QP");
+             "dropped; markers after rx_dispatch's; RUN: the rest, then one resume NAK per QP the "
+             "peer sent requests to");
     reset_markers();
     reset_qp(3, ACC_ALL, 0xFFFFF8); /* mtu 1024, PSNs wrap during the READ */
     bring_up_k(1, 1, 0x300);
+    bring_up_k(2, 1, 0x500);        /* its peer never sends: no resume NAK (it may be in RTR) */
     settle();
     fresh_read_data();
     uint32_t psn = model_epsn;
@@ -222,6 +224,7 @@ static void t_stop_mid_read(void) {
     take_markers();
     CHECK(n_desc_marks == 1, "%u tx markers", n_desc_marks);
     cfg_qp_k(1, NIC_CFG_QP, NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
+    cfg_qp_k(2, NIC_CFG_QP, NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
     settle();
     model_epsn = psn + 65;
     tb_end();
