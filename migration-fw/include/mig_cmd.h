@@ -12,7 +12,7 @@ enum mig_opcode {
     MIG_CMD_PRECOPY_START = 4,    /* RUNNING -> PRECOPY: dirty tracking on */
     MIG_CMD_PRECOPY_STOP = 5,     /* PRECOPY -> RUNNING: dirty tracking off */
     MIG_CMD_DEV_THROTTLE = 6,     /* rate = host-write bytes per 1024 cycles, 0 = off */
-    MIG_CMD_SUSPEND_ACTIVE = 7,   /* RUNNING/PRECOPY -> SUSPENDED_ACTIVE: initiates nothing */
+    MIG_CMD_SUSPEND_ACTIVE = 7,   /* RUNNING/PRECOPY -> SUSPENDED_ACTIVE: no DMA, then the flush read */
     MIG_CMD_SUSPEND_PASSIVE = 8,  /* SUSPENDED_ACTIVE -> SUSPENDED_PASSIVE: frozen */
     MIG_CMD_RESUME_PASSIVE = 9,   /* SUSPENDED_PASSIVE -> SUSPENDED_ACTIVE */
     MIG_CMD_RESUME_ACTIVE = 10,   /* SUSPENDED_ACTIVE -> RUNNING; LOADING -> RUNNING (abort) */

@@ -20,9 +20,10 @@
 
 enum mig_level {            /* how far a function is quiesced */
     MIG_LEVEL_RUN = 0,      /* running */
-    MIG_LEVEL_ACTIVE = 1,   /* initiates nothing: no requests sent, no DMA started by it */
-    MIG_LEVEL_PASSIVE = 2,  /* nothing at all: incoming packets dropped unanswered, contexts
-                               frozen (the peers retry after resume) */
+    MIG_LEVEL_ACTIVE = 1,   /* off the embedded switch: incoming packets dropped and counted,
+                               the packets in hand finished, no DMA of the function's any more
+                               (still a PCIe target); the peers resend after resume */
+    MIG_LEVEL_PASSIVE = 2,  /* the same, and the contexts may be written (a load) */
 };
 
 enum mig_counter {          /* per-function datapath counters */
