@@ -5,8 +5,11 @@
 #   make test    build everything and run every test suite (scripts/run-tests); THE test command
 #   make test-long   the sweeps too long for `make test` (500 migration seeds; docs/migration.md),
 #                every '&&' of three NIC blocks flipped in turn (docs/rtl-gen.md), 10^6 runs of
-#                the image loader's fuzzer (docs/migration-fw.md) and the NICs' seed-order
-#                suspend at 33 points per switch reading and P2P region (docs/pcie-platform.md)
+#                the image loader's fuzzer (docs/migration-fw.md), the platform's 20000-seed
+#                sweeps and the NICs' seed-order suspend at 33 points per switch reading and
+#                P2P region (docs/pcie-platform.md), 1000 fault seeds (docs/scenarios.md) and the
+#                clock jump at the ACK timeout exponent 14 (docs/device.md); `make test` runs
+#                smaller sizes of all but the first two
 #   make demo    HLS-C block -> Verilog -> lock-step check against the C model -> area report,
 #                make review of a small change (docs/review.md), then ibv_rc_pingpong live-migrated
 #                between two simulated NICs (scripts/demo-migrate)
@@ -36,7 +39,9 @@ test-long: deps
 	@testbench/migration/tests/long
 	@FLIPS=all rtl-gen/tests/diff/run requester completer responder
 	@$(MAKE) -s --no-print-directory -C migration-fw fuzz-long
-	@$(MAKE) -s --no-print-directory -C testbench/platform long-nic
+	@$(MAKE) -s --no-print-directory -C testbench/platform long long-nic
+	@SEEDS=1-1000 testbench/scenario/tests/faults
+	@testbench/nic/tests/clock-jump-run
 
 demo: deps
 	@scripts/demo
