@@ -171,7 +171,7 @@ static void precopy_rows(const mig_record_t *m) {
         snprintf(metric, sizeof metric, "%s: guest memory bytes", p->name);
         bench_row(SECTION, metric, "B", "guest pages copied (dirty log + CPU)", "%llu", (unsigned long long)p->guest_bytes);
     }
-    bench_row(SECTION, "pre-copy iterations", "", "wall-clock paced (10 ms apart): varies from run to run", "%u", iters);
+    bench_row(SECTION, "pre-copy iterations", "", "20 000 device cycles apart, until converged (docs/live-migration.md)", "%u", iters);
 }
 
 /* The dip: the windows whose data rate stays under half the rate before the migration, from
