@@ -489,6 +489,9 @@ typedef struct {
     roce_hdr_t hdr;
     nic_fn_t fn;
     bool mig_mark;            /* no packet, no payload beats: fn's migration marker */
+    bool gated;               /* no payload beats (payload_len 0): a request of a stopped
+                                 function that rx_dispatch's gate dropped; the responder only
+                                 notes that the QP's peer has sent (its resume NAK) */
 } nic_rx_pkt_t;
 
 /* ---- completions (responder / completer -> cq_writer) -------------------------------- */

@@ -19,7 +19,8 @@
  * while one is being forwarded.
  *
  * Migration (docs/migration.md): a function in PASSIVE has its gate closed: its packets are
- * dropped and counted (dropped_mig). Entering PASSIVE queues the function's marker for both
+ * dropped and counted (dropped_mig); a dropped request's header alone (gated, no beats) still
+ * goes to the responder, which notes that the QP's peer has sent. Entering PASSIVE queues the function's marker for both
  * packet outputs; the forwarder sends it from IDLE, so it follows the last packet (and its
  * beats) that passed the gate. */
 #include "hls.h"
@@ -214,18 +215,31 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
         } else if (!found) {
             st->cnt_addr++;
         } else if ((st->passive >> (unsigned)fn) & 1) {
-            st->cnt_mig++;   /* PASSIVE: the peer resends after the migration */
+            /* stopped: the peer resends after the resume. A request's header still goes to
+             * the responder, without payload, so that a QP whose peer's first requests fall
+             * in the suspension also sends its resume NAK (docs/migration.md) */
+            st->cnt_mig++;
+            if (req) {
+                st->phase = RXD_PKT;
+                st->to_resp = false;
+                st->pkt.hdr = *h;
+                st->pkt.hdr.payload_len = 0;
+                st->pkt.fn = fn;
+                st->pkt.gated = true;
+                st->beats = 0;
+            }
         } else {
             st->phase = RXD_PKT;
             st->to_resp = resp;
             st->pkt.hdr = *h;
             st->pkt.fn = fn;
+            st->pkt.gated = false;
             st->beats = (uint8_t)nbeats;
             st->sent = 0;
             hls_mem_read(&st->ring, st->rp); /* beat 0, ready when the packet has left */
             break;
         }
-        st->rp = st->rp + stored; /* dropped: free its beats */
+        st->rp = st->rp + stored; /* dropped (or only its header goes on): free its beats */
         break;
     }
     case RXD_PKT: {
@@ -237,7 +251,7 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
         if (!ready) break;
         st->phase = st->beats ? RXD_BEATS : RXD_IDLE;
         if (st->to_resp) st->cnt_resp++;
-        else st->cnt_req++;
+        else if (!st->pkt.gated) st->cnt_req++;
         break;
     }
     case RXD_MARK: {

@@ -365,6 +365,17 @@ HLS_INLINE void check_packet(responder_state *st) {
     bool for_us = c.qpn == h->dest_qp && state_accepts(c.state) && !c.quiesced &&
                   (is_send || is_write || is_read || is_atomic) &&
                   ((ext & ROCE_EXT_PAYLOAD) || plen == 0);
+    if (st->pkt.gated) {
+        /* a request the closed gate dropped (rx_dispatch): nothing is executed or answered,
+         * but the QP now owes the peer its resume NAK, even if this was the peer's first
+         * request; nak_pending says so (resume_nak) and travels in the image */
+        st->phase = RSP_IDLE;
+        if (for_us && !c.nak_pending) {
+            st->ctx.nak_pending = 1;
+            write_back(st);
+        }
+        return;
+    }
     hls_u24 dpsn = h->psn - (hls_u24)c.epsn;
     bool future = dpsn != 0 && dpsn < 0x800000; /* 9.7.4.1.2: serial arithmetic */
     bool duplicate = dpsn >= 0x800000;
@@ -697,9 +708,10 @@ HLS_INLINE void serve_ctx(responder_state *st) {
  * The peer resends from there at once (9.7.5.2.1) instead of after its ACK timeout, and the
  * NAK acknowledges everything before it; a peer with nothing outstanding ignores it. As any
  * sequence NAK, later requests are dropped quietly until the expected PSN comes. Only a QP
- * whose peer has sent it a request (a message done, one open, or a NAK pending): a peer that
- * never sent one may be in RTR, where a response is dropped as a bad header (rxe_recv.c
- * check_type_state), and has nothing to resend. */
+ * whose peer has sent it a request (a message done, one open, or a NAK pending, which a
+ * request the closed gate dropped also sets): a peer that never sent one may be in RTR,
+ * where a response is dropped as a bad header (rxe_recv.c check_type_state), and has
+ * nothing to resend. */
 HLS_INLINE void resume_nak(responder_state *st) {
     bool peer_sent = st->ctx.msn != 0 || st->ctx.open != RSP_OPEN_NONE || st->ctx.nak_pending != 0;
     st->resume_nak = bit_set(st->resume_nak, st->row, false);

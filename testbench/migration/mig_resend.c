@@ -281,10 +281,18 @@ int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uin
 /* The peer's resends of what the suspended function dropped. From Suspend-Active on, the
  * function's gate drops every packet (docs/migration.md 2); a request of the peer to the QP
  * that the wire delivered in [stopped, resumed) was dropped, and the peer must send its PSN
- * again. Counted per PSN: those dropped, those the peer sent again after the first dropped
- * copy, and how long after Resume-Active (`resumed`) the first of those resends left. */
-int mig_count_peer_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint64_t stopped,
-                           uint64_t resumed, uint32_t ns_per_cycle, mig_peer_resends_t *r) {
+ * again. Counted per PSN: those dropped (the peer sent them again after the first dropped
+ * copy), and how long after Resume-Active (`resumed`) the first of those resends left.
+ * A PSN the peer never sent again was taken: it arrived between Suspend-Active's start and
+ * the gate's closing (the scenario checks every byte, so a copy that was really dropped and
+ * never resent would fail it). Two facts from the function's own responses to dqpn say what
+ * the peer can be asked for: when the READ responses the QP owed at the resume were out (they
+ * go before its resume NAK, in PSN order), and whether the peer was inside a resend round at
+ * the stop, started by a sequence NAK of ours that no response at or past its PSN followed:
+ * such a peer (ours, and rxe with started_retry) takes no second sequence NAK until the round
+ * progresses, so its timeout recovers the dropped packets. */
+int mig_count_peer_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint32_t dqpn,
+                           uint64_t stopped, uint64_t resumed, uint32_t ns_per_cycle, mig_peer_resends_t *r) {
     frames_t s = {0}, d = {0};
     memset(r, 0, sizeof *r);
     r->first_resend = UINT64_MAX;
@@ -298,15 +306,33 @@ int mig_count_peer_resends(const char *sent, const char *delivered, uint64_t mac
             seen = d.f[j].dst == mac && d.f[j].dqpn == qpn && is_request(d.f[j].op) && d.f[j].psn == x->psn &&
                    d.f[j].cycle >= stopped;
         if (seen) continue;
-        r->dropped++;
-        for (size_t j = 0; j < s.n; j++) {
+        bool again = false;
+        for (size_t j = 0; j < s.n && !again; j++) {
             const frame_t *y = &s.f[j];
             if (y->cycle <= x->cycle || y->dst != mac || y->dqpn != qpn || !is_request(y->op) || y->psn != x->psn) continue;
-            r->resent++;
+            again = true;
             if (y->cycle >= resumed && y->cycle - resumed < r->first_resend) r->first_resend = y->cycle - resumed;
-            break;
+        }
+        if (again) r->dropped++;
+        else r->taken++;
+    }
+    /* the function's responses to the peer's QP: the resend round at the stop, the READ
+     * responses after the resume up to its resume NAK */
+    bool round = false;
+    uint32_t round_psn = 0;
+    uint64_t nak_at = UINT64_MAX;
+    for (size_t j = 0; j < s.n; j++) {
+        const frame_t *y = &s.f[j];
+        if (y->src != mac || y->dqpn != dqpn || !is_response(y->op)) continue;
+        if (y->cycle < stopped) {
+            if (is_seq_nak(y)) round = true, round_psn = y->psn;
+            else if (round && covers(y->psn, round_psn) && !is_rnr_nak(y)) round = false;
+        } else if (y->cycle >= resumed && nak_at == UINT64_MAX) {
+            if (is_seq_nak(y)) nak_at = y->cycle;
+            else if (y->op >= 0x0d && y->op <= 0x10) r->reads_out = y->cycle - resumed + 1;
         }
     }
+    r->in_round = round;
     free(s.f);
     free(d.f);
     return 0;

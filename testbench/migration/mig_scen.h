@@ -114,11 +114,14 @@ typedef struct { unsigned sent_before, sent_after, resent, explained, reissued; 
 int mig_count_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint32_t dqpn,
                       uint64_t moved, uint32_t ns_per_cycle, mig_resends_t *r);
 /* The peer's side: its requests to QP qpn (at mac) that the wire delivered while the function
- * was suspended, cycles [stopped, resumed), were dropped by the function's closed gate;
- * `dropped` PSNs, `resent` of them sent again by the peer, the first of those resends
- * `first_resend` cycles after `resumed` (Resume-Active; UINT64_MAX: none after it). */
-typedef struct { unsigned dropped, resent; uint64_t first_resend; } mig_peer_resends_t;
-int mig_count_peer_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint64_t stopped,
-                           uint64_t resumed, uint32_t ns_per_cycle, mig_peer_resends_t *r);
+ * was suspended, cycles [stopped, resumed): `dropped` PSNs by the function's closed gate (the
+ * peer sent each of them again), the first of those resends `first_resend` cycles
+ * after `resumed` (Resume-Active; UINT64_MAX: none after it); `taken` PSNs the peer never sent
+ * again (they passed before the gate closed); `reads_out`: cycles after the resume when the
+ * READ responses the function sent the peer's QP dqpn before its resume NAK were out (0: none);
+ * `in_round`: the peer was inside a resend round a sequence NAK of ours started (mig_resend.c). */
+typedef struct { unsigned dropped, taken; uint64_t first_resend, reads_out; bool in_round; } mig_peer_resends_t;
+int mig_count_peer_resends(const char *sent, const char *delivered, uint64_t mac, uint32_t qpn, uint32_t dqpn,
+                           uint64_t stopped, uint64_t resumed, uint32_t ns_per_cycle, mig_peer_resends_t *r);
 
 #endif /* MIG_SCEN_H */

@@ -24,7 +24,7 @@ static bool chance(int pct) { rs = rs * 6364136223846793005ull + 144269504088896
 static const uint64_t MAC[3] = {0x02aabbcc0001ull, 0x02aabbcc0002ull, 0x02aabbcc0003ull};
 static const uint32_t IP[3] = {0x0a000001, 0x0a000002, 0x0a000003};
 #define QN 64
-typedef struct { int tag; unsigned fn; bool mark; int beats_after; } seen_t;   /* one output item */
+typedef struct { int tag; unsigned fn; bool mark, gated; int beats_after; } seen_t;   /* one output item */
 static struct {
     rx_dispatch_state st;
     roce_rx_desc_t desc[QN]; unsigned dh, dt;
@@ -75,7 +75,7 @@ static void rx_step(void) {
         if (pk[p]->valid && pr[p]) {
             if (R.beats_open[p]) R.beat_order_ok = false;   /* an item before the last one's beats */
             const nic_rx_pkt_t *x = &pk[p]->data;
-            R.seen[p][R.nseen[p]++ % QN] = (seen_t){x->mig_mark ? -1 : (int)x->hdr.psn, x->fn, x->mig_mark, 0};
+            R.seen[p][R.nseen[p]++ % QN] = (seen_t){x->mig_mark ? -1 : (int)x->hdr.psn, x->fn, x->mig_mark, x->gated, 0};
             R.beats_open[p] = x->mig_mark ? 0 : ((unsigned)x->hdr.payload_len + 63) / 64;
         }
     }
@@ -86,14 +86,15 @@ static nic_cfg_t fn_cfg(unsigned fn) {
     return (nic_cfg_t){.kind = NIC_CFG_FN, .fn = (nic_fn_t)fn, .mac = MAC[fn], .ip = IP[fn], .valid = true};
 }
 static nic_cfg_t susp(unsigned fn, unsigned level) { return (nic_cfg_t){.kind = NIC_CFG_SUSPEND, .fn = (nic_fn_t)fn, .level = (hls_uint(2))level}; }
-/* Items of port p as a string: tags, "M<fn>" for markers. */
+/* Items of port p as a string: tags, "M<fn>" for markers, "G<tag>" for a gated request's
+ * header (no beats). */
 static const char *port_str(unsigned p) {
     static char b[2][256];
     b[p][0] = 0;
     for (unsigned i = 0; i < R.nseen[p]; i++) {
         char t[16];
         if (R.seen[p][i].mark) snprintf(t, sizeof t, "M%u ", R.seen[p][i].fn);
-        else snprintf(t, sizeof t, "%d ", R.seen[p][i].tag);
+        else snprintf(t, sizeof t, "%s%d ", R.seen[p][i].gated ? "G" : "", R.seen[p][i].tag);
         strncat(b[p], t, sizeof b[p] - strlen(b[p]) - 1);
     }
     return b[p];
@@ -109,7 +110,7 @@ static void test_rxd_gate(void) {
     rx_push(3, 0, ROCE_OP_ACKNOWLEDGE, 0);     /* fn 0 response */
     rx_drain();
     rx_cfg(susp(0, NIC_SUSPEND_PASSIVE));
-    rx_push(4, 0, ROCE_OP_SEND_ONLY, 200);     /* gate closed: dropped */
+    rx_push(4, 0, ROCE_OP_SEND_ONLY, 200);     /* gate closed: dropped, its header alone goes on */
     rx_push(5, 1, ROCE_OP_SEND_ONLY, 70);      /* fn 1: passes */
     rx_push(6, 0, ROCE_OP_ACKNOWLEDGE, 0);     /* dropped */
     rx_drain();
@@ -123,8 +124,9 @@ static void test_rxd_gate(void) {
     hls_clock_edge(edges);
     char why[600];
     snprintf(why, sizeof why, "req port: %s / resp port: %s", port_str(0), port_str(1));
-    check(!strcmp(port_str(0), "1 2 M0 5 7 ") && !strcmp(port_str(1), "3 M0 "),
-          "rx_dispatch: PASSIVE drops the function's packets, marker on both ports behind the last one passed, others pass",
+    check(!strcmp(port_str(0), "1 2 M0 G4 5 7 ") && !strcmp(port_str(1), "3 M0 "),
+          "rx_dispatch: PASSIVE drops the function's packets (a request's header goes on, gated, without beats), marker on both "
+          "ports behind the last one passed, others pass",
           why);
     check(R.beat_order_ok, "rx_dispatch: a marker never overtakes the payload beats of the packet before it",
           "an item arrived while beats were owed, or a beat without a packet");

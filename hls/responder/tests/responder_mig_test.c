@@ -1,6 +1,7 @@
 /* responder_mig_test.c — the responder's part of live migration (docs/responder.md
  * "Migration"): the stop and its markers on each output, the packets in hand, the resume
- * NAKs, a full save -> fresh responder -> load -> resume, dirty bits, the throttle. Harness:
+ * NAKs (a request the closed gate dropped among their causes), a full save -> fresh responder
+ * -> load -> resume, dirty bits, the throttle. Harness:
  * responder_tb.h (every response, CQE and memory byte checked as in responder_test.c). */
 #include "responder_tb.h"
 #include "nic_ctx.h"
@@ -596,6 +597,52 @@ static void t_dirty(void) {
     tb_end();
 }
 
+/* ---- a request the closed gate dropped ------------------------------------------------ */
+/* rx_dispatch's header of a request it dropped for the stopped function (no beats) */
+static void push_gated(roce_hdr_t h) {
+    nic_rx_pkt_t p;
+    memset(&p, 0, sizeof p);
+    p.hdr = h;
+    p.hdr.payload_len = 0;
+    p.fn = FN;
+    p.gated = true;
+    pktq[pkt_t++ % QMAX] = p;
+}
+
+static void t_gated_first_requests(void) {
+    tb_begin("a request the closed gate dropped, the peer's first: nothing executed or sent while "
+             "stopped; RUN: that QP NAKs its expected PSN, a QP whose peer sent nothing does not, "
+             "a header for no QP of ours changes nothing");
+    reset_markers();
+    bring_up_k(1, 1, 0x700);
+    bring_up_k(2, 1, 0x800);
+    settle();
+    cfg_suspend(FN, NIC_SUSPEND_PASSIVE);
+    push_rx_marker();
+    CHECK(run_idle(), "not idle");
+    unsigned k = ndesc, d0 = st.dropped;
+    uint64_t reads = dma_reads;
+    push_gated(write_only(0x700, MR_BASE + 0x700, 40, 1));   /* QP 1's peer: its first request */
+    push_gated(write_only(0x701, MR_BASE + 0x740, 40, 1));
+    roce_hdr_t stray = write_only(0x900, MR_BASE, 40, 3);     /* row 3: no QP */
+    push_gated(stray);
+    for (unsigned i = 0; i < 500; i++) cycle();
+    CHECK(ndesc == k && dma_reads == reads && st.dropped == d0, "while stopped: %u responses (want none), "
+          "%llu DMA reads, %u dropped", ndesc - k, (unsigned long long)(dma_reads - reads), st.dropped - d0);
+    cfg_suspend(FN, NIC_SUSPEND_RUN);
+    CHECK(run_idle(), "not idle");
+    take_markers();
+    take_resume_naks();
+    /* QP 0's peer sent requests in the tests before: it NAKs too */
+    CHECK(n_naks == 2 && naks[0].opcode && naks[1].psn == 0x700 && !naks[2].opcode,
+          "%u resume NAKs, QP 1's psn %x, QP 2 %s (want 2: QP 0, QP 1 at 700, none from QP 2)", n_naks,
+          (unsigned)naks[1].psn, naks[2].opcode ? "NAKed" : "quiet");
+    cfg_qp_k(1, NIC_CFG_QP, NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
+    cfg_qp_k(2, NIC_CFG_QP, NIC_QPS_RTR, NIC_QPS_RESET, 1, 0);
+    settle();
+    tb_end();
+}
+
 /* ---- throttle ---------------------------------------------------------------------------- */
 static void cfg_throttle(uint32_t rate) {
     nic_cfg_t c;
@@ -648,6 +695,7 @@ int main(int argc, char **argv) {
     t_save_load();
     t_save_duplicate_round();
     t_dirty();
+    t_gated_first_requests();
     t_throttle();
     printf("%llu cycles, %u acks, %u naks, %u dropped\n", (unsigned long long)cycles, st.acks_sent,
            st.naks_sent, st.dropped);

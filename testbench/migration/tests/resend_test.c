@@ -10,7 +10,7 @@
 #include "../mig_scen.h"
 
 enum { MAC_A = 0x020000000100, MAC_B = 0x020000000200, QPN_A = 0x101, QPN_B = 0x201, MOVED = 1000 };
-enum { OP_SEND_MIDDLE = 0x01, OP_READ = 0x0c, OP_ACK = 0x11 };
+enum { OP_SEND_MIDDLE = 0x01, OP_READ = 0x0c, OP_READ_RESP_ONLY = 0x10, OP_ACK = 0x11 };
 
 typedef struct {
     pcap_writer_t *sent, *delivered;
@@ -86,21 +86,28 @@ static void expect(capture_t *w, const char *name, unsigned resent, unsigned exp
     }
 }
 
-/* mig_count_peer_resends: the peer's requests to A's QP dropped while A was suspended */
+/* mig_count_peer_resends: the peer's requests to A's QP dropped while A was suspended, and
+ * A's responses to the peer (a sequence NAK, an ACK, a READ response) */
 static void peer_req(capture_t *w, uint32_t psn, bool lost) { frame(w, false, OP_SEND_MIDDLE, psn, lost); }
+static void a_nak(capture_t *w, uint32_t psn) { frame_aeth(w, true, OP_ACK, psn, 0x60, false); }
+static void a_ack(capture_t *w, uint32_t psn) { frame(w, true, OP_ACK, psn, false); }
+static void a_read_resp(capture_t *w, uint32_t psn) { frame(w, true, OP_READ_RESP_ONLY, psn, false); }
 static void expect_peer(capture_t *w, const char *name, uint64_t stopped, uint64_t resumed, unsigned dropped,
-                        unsigned resent, uint64_t first) {
+                        unsigned taken, uint64_t first, uint64_t reads_out, bool in_round) {
     pcap_close(w->sent);
     pcap_close(w->delivered);
     mig_peer_resends_t r;
-    int rc = mig_count_peer_resends(sent_path, deliv_path, MAC_A, QPN_A, stopped, resumed, 4, &r);
-    if (rc == 0 && r.dropped == dropped && r.resent == resent && r.first_resend == first) {
+    int rc = mig_count_peer_resends(sent_path, deliv_path, MAC_A, QPN_A, QPN_B, stopped, resumed, 4, &r);
+    if (rc == 0 && r.dropped == dropped && r.taken == taken && r.first_resend == first && r.reads_out == reads_out &&
+        r.in_round == in_round) {
         char when[40] = "none after the resume";
         if (first != UINT64_MAX) snprintf(when, sizeof when, "%llu cycles after the resume", (unsigned long long)first);
-        printf("PASS peer resend count: %s (%u dropped, %u resent, first %s)\n", name, dropped, resent, when);
+        printf("PASS peer resend count: %s (%u dropped, %u taken, first %s, READ responses out at %llu%s)\n", name, dropped,
+               taken, when, (unsigned long long)reads_out, in_round ? ", in a resend round" : "");
     } else {
-        printf("FAIL peer resend count: %s: rc %d, %u dropped, %u resent, first %llu; want %u %u %llu\n", name, rc,
-               r.dropped, r.resent, (unsigned long long)r.first_resend, dropped, resent, (unsigned long long)first);
+        printf("FAIL peer resend count: %s: rc %d, %u dropped, %u taken, first %llu, reads out %llu, round %d; want %u %u %llu %llu %d\n",
+               name, rc, r.dropped, r.taken, (unsigned long long)r.first_resend, (unsigned long long)r.reads_out, r.in_round,
+               dropped, taken, (unsigned long long)first, (unsigned long long)reads_out, in_round);
         nfail++;
     }
 }
@@ -341,13 +348,46 @@ int main(void) {
     to(&w, 1590);
     peer_req(&w, 33, false);
     for (uint32_t p = 35; p < 40; p++) peer_req(&w, p, false);
-    expect_peer(&w, "the peer's packets the suspended function dropped, resent after the resume", 500, 1500, 4, 4, 110);
+    expect_peer(&w, "the peer's packets the suspended function dropped, resent after the resume", 500, 1500, 4, 0, 110, 0,
+                false);
 
-    /* nothing resent: the first resend is none */
+    /* nothing resent: the packet passed before the gate closed (taken), the first resend is none */
     w = begin();
     to(&w, 500);
     peer_req(&w, 35, false);
-    expect_peer(&w, "a dropped packet the peer never resent", 500, 1500, 1, 0, UINT64_MAX);
+    expect_peer(&w, "a packet in the window the peer never resent: taken", 500, 1500, 0, 1, UINT64_MAX, 0, false);
+
+    /* A NAKed 33 before the stop and B's round from 33 met the closed gate: B was inside a
+     * resend round at the stop; after the resume A's READ responses go first (out at 1531),
+     * then its resume NAK, then B's resend */
+    w = begin();
+    for (uint32_t p = 30; p < 33; p++) peer_req(&w, p, false);
+    a_nak(&w, 33);
+    to(&w, 500);
+    for (uint32_t p = 33; p < 36; p++) peer_req(&w, p, false);
+    to(&w, 1500);
+    a_read_resp(&w, 7);
+    a_read_resp(&w, 8);
+    a_read_resp(&w, 9);
+    a_nak(&w, 33);
+    a_read_resp(&w, 10);                    /* after the resume NAK: not owed at the resume */
+    for (uint32_t p = 33; p < 36; p++) peer_req(&w, p, false);
+    expect_peer(&w, "the peer inside a resend round at the stop; READ responses before the resume NAK", 500, 1500, 3, 0, 60,
+                31, true);
+
+    /* the same, but A's ACK of 34 before the stop ended the round */
+    w = begin();
+    for (uint32_t p = 30; p < 33; p++) peer_req(&w, p, false);
+    a_nak(&w, 33);
+    peer_req(&w, 33, false);
+    peer_req(&w, 34, false);
+    a_ack(&w, 34);
+    to(&w, 500);
+    peer_req(&w, 35, false);
+    to(&w, 1500);
+    a_nak(&w, 35);
+    peer_req(&w, 35, false);
+    expect_peer(&w, "a resend round an ACK past its PSN ended before the stop", 500, 1500, 1, 0, 20, 0, false);
 
     unlink(sent_path);
     unlink(deliv_path);
