@@ -172,6 +172,8 @@ typedef struct hyp_migration {
     unsigned n;                /* 1, 2, ... */
     char trigger[64];
     unsigned dst_fn;           /* the destination's function (HLSNIC_MIGRATE_FN; default the source's) */
+    const char *dst_model;     /* the destination's model, "c" or "rtl" (HLSNIC_MIGRATE_MODEL);
+                                  NULL: the source's */
     bool throttle_allowed;     /* HLSNIC_MIGRATE_THROTTLE is not off */
     char result[512];          /* "ok" or what failed */
     hyp_phase_t ph[48];

@@ -183,7 +183,8 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     logging = true;
     phase_end(&pc, src, t_base);
     phase_begin(&pc, "destination", src, t_base);
-    dst = hyp_dest_open(f, m->n, dfn, dest_fail == DEST_FAIL_OPEN ? "no-such-model (HLSNIC_MIGRATE_TEST_DEST_FAIL=open)" : f->cfg_model,
+    const char *src_model = f->cfg_model ? f->cfg_model : "c", *dst_model = m->dst_model ? m->dst_model : src_model;
+    dst = hyp_dest_open(f, m->n, dfn, dest_fail == DEST_FAIL_OPEN ? "no-such-model (HLSNIC_MIGRATE_TEST_DEST_FAIL=open)" : dst_model,
                         &wfd, why, sizeof why);
     if (!dst) {
         rc = -EIO;
@@ -198,7 +199,8 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
         snprintf(m->result, sizeof m->result, "failed: %s%s", why, dest_fail == DEST_FAIL_TAG ? " (HLSNIC_MIGRATE_TEST_DEST_FAIL=tag)" : "");
         goto out;
     }
-    fprintf(stderr, "hlsnic-hyp: migration %u: destination function %u (the source's %u), migration tags %s\n", m->n, dfn, f->fn, why);
+    fprintf(stderr, "hlsnic-hyp: migration %u: destination function %u (the source's %u), model %s (the source's %s), migration tags %s\n",
+            m->n, dfn, f->fn, dst_model, src_model, why);
     pc.dst_cyc0 = 0; /* its open counts */
     phase_end(&pc, src, t_base);
     const hyp_shadow_range_t *cq = NULL;
@@ -373,6 +375,7 @@ int hyp_migrate(hlsnic_fn_t *f, hyp_migration_t *m, double t_base) {
     m->dest_cycle_base = f->cycle_base; /* the guest time of the destination's cycle 0: the key to its pcap's times */
     f->dev = dst;
     f->fn = dfn;
+    f->cfg_model = dst_model; /* the guest runs on it now: the next migration's default */
     if (f->cfg_wire_alt) f->wire_now ^= 1;
     f->irq_fd = hlsnic_dev_irq_fd(dst, f->fn);
     f->ev_lost_seen = hlsnic_mmio_read64(dst, f->fn, NIC_BAR_EVENT_LOST);

@@ -10,6 +10,9 @@
  *                                     reads one line back, "ok migration N" or "error ..."
  *   HLSNIC_MIGRATE_TIMELINE=FILE      every migration so far as JSON, rewritten after each
  *   HLSNIC_MIGRATE_FN=N               the destination's function (default: the source's)
+ *   HLSNIC_MIGRATE_MODEL=M[,M...]     M = c or rtl: the destination's model for the first,
+ *                                     second, ... migration (past the list, and by default:
+ *                                     the model the guest runs on)
  *   HLSNIC_MIGRATE_THROTTLE=on|off    DevThrottle when pre-copy does not converge (default on)
  *
  * With none of the first two nothing runs. Otherwise one thread watches both and runs the
@@ -45,6 +48,8 @@ struct hyp_ctl {
     char ctl_path[108];
     const char *timeline;
     int dst_fn;                /* -1: the source's */
+    const char *models[WHEN_MAX]; /* HLSNIC_MIGRATE_MODEL: migration n's destination model */
+    unsigned nmodels;
     bool throttle;
     hyp_when_t when[WHEN_MAX];
     unsigned nwhen;
@@ -78,9 +83,29 @@ static int parse_when(hlsnic_fn_t *f, const char *s, struct hyp_ctl *c) {
     return e;
 }
 
-/* HLSNIC_MIGRATE_FN and HLSNIC_MIGRATE_THROTTLE: 0 or EINVAL (named on stderr) */
+/* HLSNIC_MIGRATE_MODEL: 0 or EINVAL (named on stderr) */
+static int parse_models(hlsnic_fn_t *f, struct hyp_ctl *c) {
+    const char *list = getenv("HLSNIC_MIGRATE_MODEL");
+    if (!list || !*list) return 0;
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        const char *m = n == 1 && !strncmp(p, "c", 1) ? "c" : n == 3 && !strncmp(p, "rtl", 3) ? "rtl" : NULL;
+        if (!m || c->nmodels == WHEN_MAX) {
+            hlsnic_log(f, "HLSNIC_MIGRATE_MODEL='%s': %s", list, m ? "more models than migrations (64)" : "each entry is c or rtl");
+            return EINVAL;
+        }
+        c->models[c->nmodels++] = m;
+        if (!p[n]) return 0;
+        p += n + 1;
+    }
+}
+
+/* HLSNIC_MIGRATE_FN, HLSNIC_MIGRATE_MODEL and HLSNIC_MIGRATE_THROTTLE: 0 or EINVAL (named
+ * on stderr) */
 static int parse_policy(hlsnic_fn_t *f, struct hyp_ctl *c) {
     const char *fn = getenv("HLSNIC_MIGRATE_FN"), *thr = getenv("HLSNIC_MIGRATE_THROTTLE");
+    int e = parse_models(f, c);
+    if (e) return e;
     c->dst_fn = -1;
     c->throttle = true;
     if (fn && *fn) {
@@ -130,6 +155,7 @@ static hyp_migration_t *run_one(struct hyp_ctl *c, const char *trigger) {
     m->n = c->nhist;
     snprintf(m->trigger, sizeof m->trigger, "%s", trigger);
     m->dst_fn = c->dst_fn < 0 ? c->f->fn : (unsigned)c->dst_fn;
+    m->dst_model = m->n <= c->nmodels ? c->models[m->n - 1] : NULL;
     m->throttle_allowed = c->throttle;
     hyp_migrate(c->f, m, c->t0);
     if (c->timeline) {
