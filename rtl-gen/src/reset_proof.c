@@ -34,17 +34,6 @@ static void tv_set(tv_t *t, unsigned i, int b) { /* b: 0, 1, or -1 unknown */
     if (b > 0) t->v[i / 64] |= m;
 }
 static int tv_bit(const tv_t *t, unsigned i) { return tv_known(t, i) ? (int)tv_val(t, i) : -1; }
-static bool tv_all_known(const tv_t *t) {
-    for (unsigned i = 0; i < t->w; i++) if (!tv_known(t, i)) return false;
-    return true;
-}
-/* the value as an integer when known and under 64 bits wide, else false */
-static bool tv_u64(const tv_t *t, uint64_t *out) {
-    if (!tv_all_known(t)) return false;
-    for (unsigned i = 64; i < t->w; i++) if (tv_val(t, i)) return false;
-    *out = t->w ? t->v[0] & (t->w >= 64 ? ~0ull : (1ull << t->w) - 1) : 0;
-    return true;
-}
 
 /* ---- expression trees ---------------------------------------------------------------------- */
 typedef enum { N_CONST, N_SIG, N_CAT, N_REPL, N_LNOT, N_BNOT, N_RED, N_BIN, N_MUX } nk_t;
@@ -60,6 +49,7 @@ typedef struct node {
     unsigned n;         /* children; N_REPL: a[0] repeated `repl` times */
     unsigned repl;
     tv_t c;             /* N_CONST */
+    unsigned id;        /* index of its value in an evaluation (number_nodes) */
 } node_t;
 
 typedef struct {
@@ -282,6 +272,15 @@ static void node_free(node_t *n) {
     free(n);
 }
 
+/* A node's value in one evaluation, kept so that each node is evaluated once per evaluation
+ * however many times the walks ask: v is the node's own width; the bits above it read as
+ * `above`, 0 or, for an operator this file does not evaluate, unknown like the rest. */
+typedef struct {
+    tv_t v;
+    int above;
+    unsigned stamp;     /* valid when equal to the evaluation's now (and v allocated) */
+} node_val_t;
+
 /* ---- the proof's state ---------------------------------------------------------------------- */
 typedef struct {
     const tr_t *t;
@@ -298,7 +297,9 @@ typedef struct {
         unsigned *stamp, now;
         int *pin;           /* per signal: 0/1 pinned (pin_stamp == now) */
         unsigned *pin_stamp;
+        node_val_t *node;   /* per tree node (node_t.id) */
     } e[2], *cur;
+    unsigned n_nodes;
     int *label;         /* condition (1): read by a root outside the group */
     bool *memo;         /* condition (2): does a signal read the register (memo_stamp match) */
     unsigned *memo_stamp, memo_now;
@@ -340,6 +341,11 @@ static void scan_deps(rp_t *r, unsigned s, const char *text) {
     }
 }
 
+static void number_nodes(rp_t *r, node_t *n) {
+    n->id = r->n_nodes++;
+    for (unsigned i = 0; i < n->n; i++) number_nodes(r, n->a[i]);
+}
+
 static void rp_init(rp_t *r, const tr_t *t) {
     const netlist_t *nl = &t->nl;
     r->t = t;
@@ -375,13 +381,14 @@ static void rp_init(rp_t *r, const tr_t *t) {
             parser_t p = {.s = s->expr, .nl = nl, .lookup = lookup, .ctx = r};
             node_t *e = expr(&p);
             skip_ws(&p);
-            if (!p.bad && e && !*p.s) r->tree[i] = e;
+            if (!p.bad && e && !*p.s) { r->tree[i] = e; number_nodes(r, e); }
             else { node_free(e); scan_deps(r, i, s->expr); }
         } else if (s->kind == SIG_CASE) {
             scan_deps(r, i, s->case_sel);
             for (unsigned k = 0; k < s->n_case; k++) scan_deps(r, i, s->case_value[k]);
         }
     }
+    for (unsigned k = 0; k < 2; k++) r->e[k].node = xcalloc(r->n_nodes + 1, sizeof(node_val_t));
 }
 
 static void rp_free(rp_t *r) {
@@ -393,128 +400,168 @@ static void rp_free(rp_t *r) {
     }
     free(r->slot); free(r->tree); free(r->deps); free(r->n_deps);
     for (unsigned k = 0; k < 2; k++) {
+        for (unsigned i = 0; i < r->n_nodes; i++) tv_free(&r->e[k].node[i].v);
         free(r->e[k].val); free(r->e[k].stamp); free(r->e[k].pin); free(r->e[k].pin_stamp);
+        free(r->e[k].node);
     }
     free(r->label); free(r->queue);
     free(r->memo); free(r->memo_stamp);
 }
 
 /* ---- evaluation ------------------------------------------------------------------------------- */
+/* Each node is evaluated once per evaluation: its value is kept in the evaluation (node_val_t)
+ * and every later read, by an operator above it or by a walk, takes the kept one. The cost of
+ * an evaluation is then one step per node, whatever the shape; evaluating an operand at each
+ * read cost 2^depth on a chain such as a population count's sum. */
 static const tv_t *sig_value(rp_t *r, int s);
+static const node_val_t *value(rp_t *r, const node_t *n);
 
-/* into out (already out->w wide): the node's value, zero-extended or truncated */
-static void eval(rp_t *r, const node_t *n, tv_t *out) {
-    for (unsigned i = 0; i < out->w; i++) tv_set(out, i, -1);
+/* bit i of a kept value, zero-extended (or unknown above, see node_val_t) */
+static int vbit(const node_val_t *x, unsigned i) { return i < x->v.w ? tv_bit(&x->v, i) : x->above; }
+
+/* the low w bits of a kept value as an integer, when all known and under 64 bits */
+static bool vu64(const node_val_t *x, unsigned w, uint64_t *out) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < w; i++) {
+        int b = vbit(x, i);
+        if (b < 0 || (b && i >= 64)) return false;
+        if (b) v |= 1ull << i;
+    }
+    *out = v;
+    return true;
+}
+
+/* the select of a mux: 0 or 1 when known (every bit above bit 0 known 0), else -1 */
+static int select_value(const node_val_t *a, unsigned w) {
+    int sel = vbit(a, 0);
+    for (unsigned i = 1; i < w && sel >= 0; i++) if (vbit(a, i) != 0) sel = -1;
+    return sel;
+}
+
+static void eval_reduce(const node_t *n, const node_val_t *a, tv_t *out) {
+    int any0 = 0, any1 = 0, any_x = 0, all1 = 1, par = 0;
+    unsigned w = n->a[0]->width ? n->a[0]->width : 1;
+    for (unsigned i = 0; i < w; i++) {
+        int b = vbit(a, i);
+        if (b < 0) { any_x = 1; all1 = 0; } else if (b) { any1 = 1; par ^= 1; } else { any0 = 1; all1 = 0; }
+    }
+    int res;
+    if (n->kind == N_LNOT) res = any1 ? 0 : any_x ? -1 : 1;
+    else if (!strcmp(n->op, "|")) res = any1 ? 1 : any_x ? -1 : 0;
+    else if (!strcmp(n->op, "&")) res = any0 ? 0 : all1 ? 1 : -1;
+    else res = any_x ? -1 : par;
+    tv_set(out, 0, res);
+}
+
+/* a binary operator; returns false when it leaves the value unknown (out untouched) */
+static bool eval_binary(const node_t *n, const node_val_t *x, const node_val_t *y, tv_t *out) {
+    unsigned w = n->a[0]->width > n->a[1]->width ? n->a[0]->width : n->a[1]->width;
+    const char *op = n->op;
+    uint64_t ux, uy;
+    if (n->is_signed) return false; /* signed comparisons and arithmetic shifts are not needed */
+    if (!strcmp(op, "&") || !strcmp(op, "|") || !strcmp(op, "^")) {
+        for (unsigned i = 0; i < out->w; i++) {
+            int bx = vbit(x, i), by = vbit(y, i), res;
+            if (op[0] == '&') res = (!bx || !by) ? 0 : (bx < 0 || by < 0) ? -1 : 1;
+            else if (op[0] == '|') res = (bx == 1 || by == 1) ? 1 : (bx < 0 || by < 0) ? -1 : 0;
+            else res = (bx < 0 || by < 0) ? -1 : bx ^ by;
+            tv_set(out, i, res);
+        }
+        return true;
+    }
+    if (!strcmp(op, "==") || !strcmp(op, "!=")) {
+        int res = 1;
+        for (unsigned i = 0; i < w; i++) {
+            int bx = vbit(x, i), by = vbit(y, i);
+            if (bx >= 0 && by >= 0 && bx != by) { res = 0; break; }
+            if (bx < 0 || by < 0) res = -1;
+        }
+        if (op[0] == '!' && res >= 0) res = !res;
+        tv_set(out, 0, res);
+        return true;
+    }
+    if ((!strcmp(op, "<<") || !strcmp(op, ">>")) && vu64(y, n->a[1]->width, &uy)) {
+        for (unsigned i = 0; i < out->w; i++) {
+            long src = op[0] == '<' ? (long)i - (long)uy : (long)i + (long)uy;
+            tv_set(out, i, src < 0 || src >= (long)n->a[0]->width ? 0 : vbit(x, (unsigned)src));
+        }
+        return true;
+    }
+    if (w <= 64 && vu64(x, w, &ux) && vu64(y, w, &uy) && strcmp(op, ">>>")) {
+        uint64_t v = !strcmp(op, "+") ? ux + uy : !strcmp(op, "-") ? ux - uy
+                   : !strcmp(op, "*") ? ux * uy : !strcmp(op, "<") ? ux < uy
+                   : !strcmp(op, ">") ? ux > uy : !strcmp(op, "<=") ? ux <= uy
+                   : !strcmp(op, ">=") ? ux >= uy : 0;
+        for (unsigned i = 0; i < out->w; i++) tv_set(out, i, i < 64 ? (int)((v >> i) & 1) : 0);
+        return true;
+    }
+    return false;
+}
+
+/* into c->v (n->width bits, all unknown on entry): the node's value; each operand is read
+ * through value(), so evaluated at most once in this evaluation */
+static void eval(rp_t *r, const node_t *n, node_val_t *c) {
+    tv_t *out = &c->v;
+    c->above = 0;
     switch (n->kind) {
     case N_CONST:
         for (unsigned i = 0; i < out->w; i++) tv_set(out, i, tv_bit(&n->c, i));
         return;
     case N_SIG: {
         const tv_t *v = sig_value(r, n->sig);
-        for (unsigned i = 0; i < out->w; i++) tv_set(out, i, i < n->width ? tv_bit(v, n->lo + i) : 0);
+        for (unsigned i = 0; i < out->w; i++) tv_set(out, i, tv_bit(v, n->lo + i));
         return;
     }
     case N_CAT: {
         unsigned lo = n->width;
         for (unsigned k = 0; k < n->n; k++) {
             lo -= n->a[k]->width;
-            tv_t x = tv_new(n->a[k]->width);
-            eval(r, n->a[k], &x);
-            for (unsigned i = 0; i < x.w; i++) if (lo + i < out->w) tv_set(out, lo + i, tv_bit(&x, i));
-            tv_free(&x);
+            const node_val_t *x = value(r, n->a[k]);
+            for (unsigned i = 0; i < n->a[k]->width; i++) tv_set(out, lo + i, vbit(x, i));
         }
-        for (unsigned i = n->width; i < out->w; i++) tv_set(out, i, 0);
         return;
     }
     case N_REPL: {
-        tv_t x = tv_new(n->a[0]->width);
-        eval(r, n->a[0], &x);
-        for (unsigned i = 0; i < out->w; i++) tv_set(out, i, i < n->width ? tv_bit(&x, i % x.w) : 0);
-        tv_free(&x);
+        const node_val_t *x = value(r, n->a[0]);
+        for (unsigned i = 0; i < out->w; i++) tv_set(out, i, vbit(x, i % n->a[0]->width));
         return;
     }
-    default: break;
-    }
-    tv_t a = tv_new(n->a[0]->width ? n->a[0]->width : 1);
-    eval(r, n->a[0], &a);
-    if (n->kind == N_LNOT || n->kind == N_RED) {
-        int any0 = 0, any1 = 0, any_x = 0, all1 = 1, par = 0;
-        for (unsigned i = 0; i < a.w; i++) {
-            int b = tv_bit(&a, i);
-            if (b < 0) { any_x = 1; all1 = 0; } else if (b) { any1 = 1; par ^= 1; } else { any0 = 1; all1 = 0; }
-        }
-        int res = -1;
-        if (n->kind == N_LNOT) res = any1 ? 0 : any_x ? -1 : 1;
-        else if (!strcmp(n->op, "|")) res = any1 ? 1 : any_x ? -1 : 0;
-        else if (!strcmp(n->op, "&")) res = any0 ? 0 : all1 ? 1 : -1;
-        else res = any_x ? -1 : par;
-        tv_set(out, 0, res);
-        for (unsigned i = 1; i < out->w; i++) tv_set(out, i, 0);
-    } else if (n->kind == N_BNOT) {
+    case N_LNOT:
+    case N_RED:
+        eval_reduce(n, value(r, n->a[0]), out);
+        return;
+    case N_BNOT: {
+        const node_val_t *a = value(r, n->a[0]);
         for (unsigned i = 0; i < out->w; i++) {
-            int b = i < n->width ? tv_bit(&a, i) : 0;
-            tv_set(out, i, i >= n->width ? 0 : b < 0 ? -1 : !b);
+            int b = vbit(a, i);
+            tv_set(out, i, b < 0 ? -1 : !b);
         }
-    } else if (n->kind == N_MUX) {
-        unsigned w = n->width;
-        tv_t x = tv_new(w), y = tv_new(w);
-        int sel = tv_bit(&a, 0);
-        for (unsigned i = 1; i < a.w && sel >= 0; i++) if (tv_bit(&a, i) != 0) sel = -1;
-        if (sel != 0) eval(r, n->a[1], &x);
-        if (sel != 1) eval(r, n->a[2], &y);
-        for (unsigned i = 0; i < out->w; i++) {
-            int bx = tv_bit(&x, i), by = tv_bit(&y, i);
-            tv_set(out, i, i >= w ? 0 : sel == 1 ? bx : sel == 0 ? by : bx == by ? bx : -1);
-        }
-        tv_free(&x);
-        tv_free(&y);
-    } else { /* N_BIN */
-        unsigned w = n->a[0]->width > n->a[1]->width ? n->a[0]->width : n->a[1]->width;
-        tv_t x = tv_new(w), y = tv_new(n->a[1]->width);
-        eval(r, n->a[0], &x);
-        tv_t yy = tv_new(w);
-        eval(r, n->a[1], &yy);
-        eval(r, n->a[1], &y);
-        const char *op = n->op;
-        uint64_t ux, uy;
-        if (n->is_signed) {
-            /* left unknown: signed comparisons and arithmetic shifts are not needed here */
-        } else if (!strcmp(op, "&") || !strcmp(op, "|") || !strcmp(op, "^")) {
-            for (unsigned i = 0; i < out->w && i < w; i++) {
-                int bx = tv_bit(&x, i), by = tv_bit(&yy, i), res;
-                if (op[0] == '&') res = (!bx || !by) ? 0 : (bx < 0 || by < 0) ? -1 : 1;
-                else if (op[0] == '|') res = (bx == 1 || by == 1) ? 1 : (bx < 0 || by < 0) ? -1 : 0;
-                else res = (bx < 0 || by < 0) ? -1 : bx ^ by;
-                tv_set(out, i, res);
-            }
-            for (unsigned i = w; i < out->w; i++) tv_set(out, i, 0);
-        } else if (!strcmp(op, "==") || !strcmp(op, "!=")) {
-            int res = 1;
-            for (unsigned i = 0; i < w; i++) {
-                int bx = tv_bit(&x, i), by = tv_bit(&yy, i);
-                if (bx >= 0 && by >= 0 && bx != by) { res = 0; break; }
-                if (bx < 0 || by < 0) res = -1;
-            }
-            if (op[0] == '!' && res >= 0) res = !res;
-            tv_set(out, 0, res);
-            for (unsigned i = 1; i < out->w; i++) tv_set(out, i, 0);
-        } else if ((!strcmp(op, "<<") || !strcmp(op, ">>")) && tv_u64(&y, &uy)) {
-            for (unsigned i = 0; i < out->w; i++) {
-                long src = op[0] == '<' ? (long)i - (long)uy : (long)i + (long)uy;
-                tv_set(out, i, i >= n->width ? 0 : src < 0 || src >= (long)n->a[0]->width ? 0 : tv_bit(&x, (unsigned)src));
-            }
-        } else if (w <= 64 && tv_u64(&x, &ux) && tv_u64(&yy, &uy) && strcmp(op, ">>>")) {
-            uint64_t v = !strcmp(op, "+") ? ux + uy : !strcmp(op, "-") ? ux - uy
-                       : !strcmp(op, "*") ? ux * uy : !strcmp(op, "<") ? ux < uy
-                       : !strcmp(op, ">") ? ux > uy : !strcmp(op, "<=") ? ux <= uy
-                       : !strcmp(op, ">=") ? ux >= uy : 0;
-            for (unsigned i = 0; i < out->w; i++) tv_set(out, i, i < 64 && i < n->width ? (int)((v >> i) & 1) : 0);
-        }
-        tv_free(&x);
-        tv_free(&y);
-        tv_free(&yy);
+        return;
     }
-    tv_free(&a);
+    case N_MUX: {
+        int sel = select_value(value(r, n->a[0]), n->a[0]->width ? n->a[0]->width : 1);
+        const node_val_t *x = sel != 0 ? value(r, n->a[1]) : NULL;
+        const node_val_t *y = sel != 1 ? value(r, n->a[2]) : NULL;
+        for (unsigned i = 0; i < out->w; i++) {
+            int bx = x ? vbit(x, i) : -1, by = y ? vbit(y, i) : -1;
+            tv_set(out, i, sel == 1 ? bx : sel == 0 ? by : bx == by ? bx : -1);
+        }
+        return;
+    }
+    case N_BIN:
+        if (!eval_binary(n, value(r, n->a[0]), value(r, n->a[1]), out)) c->above = -1;
+        return;
+    }
+}
+
+static const node_val_t *value(rp_t *r, const node_t *n) {
+    node_val_t *c = &r->cur->node[n->id];
+    if (c->v.k && c->stamp == r->cur->now) return c;
+    if (!c->v.k) c->v = tv_new(n->width);
+    for (unsigned i = 0; i < c->v.w; i++) tv_set(&c->v, i, -1);
+    eval(r, n, c);
+    c->stamp = r->cur->now;
+    return c;
 }
 
 static const tv_t *sig_value(rp_t *r, int s) {
@@ -526,7 +573,8 @@ static const tv_t *sig_value(rp_t *r, int s) {
         tv_set(v, 0, r->cur->pin[s]);
         for (unsigned i = 1; i < v->w; i++) tv_set(v, i, 0);
     } else if (r->tree[s]) {
-        eval(r, r->tree[s], v);
+        const node_val_t *x = value(r, r->tree[s]);
+        for (unsigned i = 0; i < v->w; i++) tv_set(v, i, vbit(x, i));
     }
     return v;
 }
@@ -538,22 +586,16 @@ static void pin(rp_t *r, int s, int value) {
 }
 
 static bool node_known(rp_t *r, const node_t *n) {
-    tv_t x = tv_new(n->width ? n->width : 1);
-    eval(r, n, &x);
-    bool k = tv_all_known(&x);
-    tv_free(&x);
-    return k;
+    const node_val_t *x = value(r, n);
+    for (unsigned i = 0; i < (n->width ? n->width : 1); i++) if (vbit(x, i) < 0) return false;
+    return true;
 }
 
 /* For a mux whose select is known: the arm it takes (1: true, 2: false); else 0. */
 static int taken_arm(rp_t *r, const node_t *n) {
     if (n->kind != N_MUX) return 0;
-    tv_t sel = tv_new(n->a[0]->width ? n->a[0]->width : 1);
-    eval(r, n->a[0], &sel);
     uint64_t s;
-    bool known = tv_u64(&sel, &s);
-    tv_free(&sel);
-    return known ? (s ? 1 : 2) : 0;
+    return vu64(value(r, n->a[0]), n->a[0]->width ? n->a[0]->width : 1, &s) ? (s ? 1 : 2) : 0;
 }
 
 /* ---- condition (1): what the roots outside the group read ----------------------------------- */
