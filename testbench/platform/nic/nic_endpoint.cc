@@ -2,6 +2,7 @@
 #include "nic_endpoint.h"
 #include "address_map.h"
 #include "root_complex.h"
+#include <algorithm>
 
 using namespace sc_core;
 
@@ -20,9 +21,11 @@ void nic_endpoint::transmit() {
         tlp t = std::move(out_.front());
         out_.pop_front();
         fab_.stamp(t);
-        if (quiet_ && nic_dma::from_datapath(t))
-            sent_while_quiet.push_back(std::string(basename()) + ": " + describe(t) + " sent at " +
-                             std::to_string(uint64_t(fab_.now_ns())) + " ns, after " + quiet_why_);
+        if (quiet_ && nic_dma::from_datapath(t)) {
+            if (made_before_answer_) made_before_answer_--;
+            else sent_while_quiet.push_back(std::string(basename()) + ": " + describe(t) + " sent at " +
+                                            std::to_string(uint64_t(fab_.now_ns())) + " ns, after " + quiet_why_);
+        }
         send(0, std::move(t));
     }
 }
@@ -46,6 +49,12 @@ size_t nic_endpoint::flush_peer_writes() {
 void nic_endpoint::set_quiet(bool on, const std::string &why) {
     quiet_ = on;
     quiet_why_ = why;
+    made_before_answer_ = 0;
+}
+
+void nic_endpoint::set_quiet_from_answer(const std::string &why) {
+    set_quiet(true, why);
+    made_before_answer_ = size_t(std::count_if(out_.begin(), out_.end(), nic_dma::from_datapath));
 }
 
 void nic_endpoint::register_write(uint64_t off, uint64_t v) {

@@ -52,6 +52,11 @@ public:
     // until its resume, a TLP of the NIC's datapath leaving for the link is recorded in
     // sent_while_quiet. Per NIC: each NIC here runs one function.
     void set_quiet(bool on, const std::string &why = "");
+    // The same, armed by the card itself at the very moment it answers (the firmware): the
+    // datapath TLPs already in the outgoing queue then were made before the answer and are
+    // not counted when they leave; one made after it is. (The host sees the answer only when
+    // its status read's completion, queued behind them, comes back: set_quiet counts all.)
+    void set_quiet_from_answer(const std::string &why);
     std::vector<std::string> sent_while_quiet;
 
 protected:
@@ -70,6 +75,7 @@ private:
     unsigned nic_;
     std::deque<tlp> out_;
     bool quiet_ = false;
+    size_t made_before_answer_ = 0;   // datapath TLPs queued before the firmware's answer, still queued
     std::string quiet_why_;
     sc_core::sc_event out_added_;
     nic_dma dma_;

@@ -76,8 +76,8 @@ void nic_firmware::run() {
 void nic_firmware::watch_link(const mig_cmd &c, const mig_resp &r) {
     if (r.status != MIG_OK) return;
     if (c.opcode == MIG_CMD_SUSPEND_ACTIVE)
-        ep_.set_quiet(true, std::string(basename()) + "'s Suspend-Active answer for fn " + std::to_string(c.fn) + " at " +
-                                std::to_string(uint64_t(sc_time_stamp().to_seconds() * 1e9)) + " ns");
+        ep_.set_quiet_from_answer(std::string(basename()) + "'s Suspend-Active answer for fn " + std::to_string(c.fn) +
+                                  " at " + std::to_string(uint64_t(sc_time_stamp().to_seconds() * 1e9)) + " ns");
     else if (c.opcode == MIG_CMD_SUSPEND_PASSIVE)
         ep_.capture_device_memory();
     else if (c.opcode == MIG_CMD_RESUME_ACTIVE)
@@ -110,7 +110,7 @@ int nic_firmware::host_write(void *ctx, uint64_t addr, const uint8_t *buf, uint3
 // A bound, not a timing: 100 000 cycles are 400 us, far beyond any round trip here.
 int nic_firmware::flush_writes(void *ctx, unsigned) {
     auto *self = static_cast<nic_firmware *>(ctx);
-    if (!self->flush_read) return MIG_OK;
+    if (self->test_skip_flush_read) return MIG_OK;
     self->flush_reads += self->ep_.flush_peer_writes();
     for (uint32_t c = 0; c < 100000; c++) {
         if (!self->ep_.dma().flushing()) return MIG_OK;

@@ -7,10 +7,11 @@
 //     DMA write the NIC made before (so the CplD of FW_STATUS that says DONE cannot pass the
 //     block: D2a), charged one cycle per 64 bytes, as a DMA port takes a beat a cycle;
 //   - flush_writes (Suspend-Active's last step): the endpoint's flush read (nic_dma.h), one
-//     zero-length MRd per peer BAR written, waited for a cycle at a time; flush_read = false
-//     skips it (answers OK at once), to show what it is for;
-//   - its answer to SUSPEND_ACTIVE starts the endpoint's link checker (set_quiet), a resume
-//     ends it; its answer to SUSPEND_PASSIVE captures the endpoint's device memory;
+//     zero-length MRd per peer BAR written, waited for a cycle at a time; test_skip_flush_read
+//     (a test-only knob: a NIC without it) answers OK at once, to show what it is for;
+//   - its answer to SUSPEND_ACTIVE starts the endpoint's link checker (set_quiet_from_answer:
+//     what the datapath queued before the answer may still leave), a resume ends it; its
+//     answer to SUSPEND_PASSIVE captures the endpoint's device memory;
 //   - host_read is not carried (the destination's load runs in a nic_tb harness: nic_dest.h).
 #pragma once
 #include "nic_endpoint.h"
@@ -26,7 +27,7 @@ public:
     uint64_t read(uint64_t off) override;
     std::vector<std::string> errors;   // bad mailbox use: what and where
     uint64_t commands = 0, block_bytes = 0;
-    bool flush_read = true;
+    bool test_skip_flush_read = false;
     uint64_t flush_reads = 0, flush_cycles = 0;   // zero-length MRds sent, NIC cycles waiting for them
     const nic_fw_t *fw() const { return fw_; }
 

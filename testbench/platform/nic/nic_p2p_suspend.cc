@@ -9,7 +9,7 @@
 //                   [--suspend none|nics-first|device-first|nics-passive-first] [--at NS] [--expect clean|loss]
 //                   [--disable RULE] [--image none|check|corrupt|corrupt-sealed]
 //                   [--switch bridge|per-port] [--flush-read on|off] [--link-check on|off]
-//                   [--mr-in gpu|nic] [--gpu-writes N]
+//                   [--mr-in gpu|nic] [--gpu-writes N] [--gpu-lanes 1|2|4|8|16]
 //
 // rc - sw1 - {nicA (2), nicB (3), gpu (4)}, x16 links. B posts one WRITE of --size bytes
 // (default 65536, path MTU 4096) into A's region; --at NS after the post the hypervisor starts.
@@ -36,7 +36,11 @@
 // the traffic must go wrong). In both the check must fail.
 //
 // --switch per-port: sw1 keeps order per (ingress, egress) pair only (pcie_switch.h).
-// --flush-read off: the firmware's Suspend-Active skips its flush read (nic_firmware.h).
+// --flush-read off (a test-only knob, with --image): the firmware's Suspend-Active skips its
+// flush read (nic_firmware.h), as a NIC without one would. --gpu-lanes N: the GPU-like
+// device's link is xN (default x16): at x1 A's P2P writes into it queue in sw1, so on the
+// per-port switch they are still there when the host's Suspend-Passive for the device
+// passes them (docs/pcie-platform.md section 10, "The flush read off").
 // --link-check on (default): a check that neither NIC sent a TLP of its datapath after its
 // Suspend-Active answer (the firmware's, or SUSPEND_FN's as the host sees it). --link-check
 // early: the checker's control, armed when SUSPEND_FN(ACTIVE) is sent instead of when it is
@@ -70,8 +74,8 @@ namespace {
 struct options {
     std::string iface, mode = "c", suspend = "none", expect = "clean", image = "none";
     switch_buffers switches = switch_buffers::bridge;
-    bool flush_read = true, link_check = true, link_check_early = false, mr_in_nic = false;
-    unsigned gpu_writes = 0;
+    bool flush_read = true, flush_read_given = false, link_check = true, link_check_early = false, mr_in_nic = false;
+    unsigned gpu_writes = 0, gpu_lanes = 16;
     unsigned size = 65536;
     double at_ns = 4000;
     order_rule disabled = order_rule::none;
@@ -81,7 +85,7 @@ struct options {
     fprintf(stderr, "nic_p2p_suspend: %s\nusage: nic_p2p_suspend --iface NIC.iface [--mode c|rtl] [--size BYTES] "
                     "[--suspend none|nics-first|device-first|nics-passive-first] [--at NS] [--expect clean|loss] [--disable RULE] "
                     "[--image none|check|corrupt|corrupt-sealed] [--switch bridge|per-port] [--flush-read on|off] "
-                    "[--link-check on|off] [--mr-in gpu|nic] [--gpu-writes N]\n", why.c_str());
+                    "[--link-check on|off] [--mr-in gpu|nic] [--gpu-writes N] [--gpu-lanes 1|2|4|8|16]\n", why.c_str());
     exit(2);
 }
 
@@ -98,8 +102,13 @@ options parse(int argc, char **argv) {
         else if (a == "--expect") o.expect = v;
         else if (a == "--image") o.image = v;
         else if (a == "--switch") { if (v != "bridge" && v != "per-port") usage("--switch: bridge or per-port, not '" + v + "'"); o.switches = v == "per-port" ? switch_buffers::per_port : switch_buffers::bridge; }
-        else if (a == "--flush-read") { if (v != "on" && v != "off") usage("--flush-read: on or off, not '" + v + "'"); o.flush_read = v == "on"; }
+        else if (a == "--flush-read") { if (v != "on" && v != "off") usage("--flush-read: on or off, not '" + v + "'"); o.flush_read = v == "on"; o.flush_read_given = true; }
         else if (a == "--mr-in") { if (v != "gpu" && v != "nic") usage("--mr-in: gpu or nic, not '" + v + "'"); o.mr_in_nic = v == "nic"; }
+        else if (a == "--gpu-lanes") {
+            o.gpu_lanes = unsigned(strtoul(v.c_str(), &end, 0));
+            if (*end || !o.gpu_lanes || o.gpu_lanes > 16 || (o.gpu_lanes & (o.gpu_lanes - 1)))
+                usage("--gpu-lanes: 1, 2, 4, 8 or 16, not '" + v + "'");
+        }
         else if (a == "--gpu-writes") { o.gpu_writes = unsigned(strtoul(v.c_str(), &end, 0)); if (*end || o.gpu_writes > 8192) usage("--gpu-writes: 0..8192, not '" + v + "'"); }
         else if (a == "--link-check") {
             if (v != "on" && v != "off" && v != "early") usage("--link-check: on, off or early, not '" + v + "'");
@@ -119,6 +128,8 @@ options parse(int argc, char **argv) {
     if (o.image != "none" && o.image != "check" && o.image != "corrupt" && o.image != "corrupt-sealed")
         usage("--image: none, check, corrupt or corrupt-sealed");
     if (o.image != "none" && o.suspend == "none") usage("--image needs a suspend (--suspend)");
+    if (o.flush_read_given && o.image == "none")
+        usage("--flush-read needs --image: the flush read is the NICs' firmware's (SUSPEND_FN straight has none)");
     return o;
 }
 
@@ -210,7 +221,9 @@ struct p2p_platform {
         connect(fab, rc, sw1, p, links);
         connect(fab, sw1, *nic[0], p, links);
         connect(fab, sw1, *nic[1], p, links);
-        connect(fab, sw1, gpu, p, links);
+        link_params gpu_link = p;
+        gpu_link.lanes = int(o.gpu_lanes);
+        connect(fab, sw1, gpu, gpu_link, links);
         rc.below = {{1, nic_a, nic_b, gpu_id}};
         sw1.below = {{}, {nic_a}, {nic_b}, {gpu_id}};
         suspend_plan plan;
@@ -227,7 +240,7 @@ struct p2p_platform {
         rc.vm_memory_top = vm_top;
         for (unsigned n = 0; n < 2; n++) {
             fw[n] = std::make_unique<nic_firmware>(n ? "fwB" : "fwA", *nic[n], clock->models(), n);
-            fw[n]->flush_read = o.flush_read;
+            fw[n]->test_skip_flush_read = !o.flush_read;
             nic[n]->window = fw[n].get();
             hv->drivers[uint16_t(nic_a + n)] = fw_suspend(rc, uint16_t(nic_a + n), n);
         }
@@ -406,9 +419,10 @@ int sc_main(int argc, char **argv) {
         if (o.expect == "clean")
             check(lost.empty(), "no write reached the device after its capture, nor host memory after the copy", lost);
         else
-            check(!lost.empty(), "a NIC's P2P write reaches the device after its capture (expected: device-first)",
+            check(!lost.empty(), "a P2P write reaches its target after the target's capture (--expect loss)",
                   "nothing was lost");
         if (!lost.empty()) {
+            printf("  lost: %s\n", lost.c_str());
             // the suspend's events and the first lost write hop by hop
             uint32_t first = lost_tlps.empty() ? 0 : lost_tlps[0].serial;
             printf("---- timeline: the hypervisor's and the devices' events, the first lost write ----\n");
