@@ -87,11 +87,11 @@ typedef struct {
     unsigned n;
     uint64_t *bitmap, *diff; /* scratch: the largest range's pages */
 } hyp_shadow_t;
-/* The page-aligned union of the frozen mappings, and a full copy of it. 0 or -errno (-E2BIG:
- * more ranges than the device logs). */
+/* The page-aligned union of the frozen mappings, room for a full copy of it (bytes: its size).
+ * 0 or -errno (-E2BIG: more ranges than the device logs). */
 int hyp_shadow_build(hyp_shadow_t *s, const hyp_ram_t *ram, uint64_t *bytes);
 void hyp_shadow_free(hyp_shadow_t *s);
-/* DMA logging over the shadow's ranges on d. */
+/* DMA logging over the shadow's ranges on d, then the full copy. */
 int hyp_shadow_log_start(hyp_shadow_t *s, hlsnic_dev_t *d);
 /* What one synchronisation moved or found. */
 typedef struct {
