@@ -327,6 +327,56 @@ int main(void) {
     for (uint32_t p = 16; p < 20; p++) req(&w, p);
     expect(&w, "packets the peer dropped after a NAK that followed its RNR NAK, in two rounds", 5, 4, 0);
 
+    /* The wire lost 15; B's NAK of 15 came to the stopped function. A' probes (10, the
+     * migration's) and its timeout round 15..19 is the wire's; in it the wire loses 19, the
+     * packet B would have answered, so B ACKs 17 and never 18: A''s next timeout round, 18
+     * and 19, is the wire's too (mixed lossy seed 485). When nothing was lost in the first
+     * round and A' times out before B's answer, the same second round is the migration's. */
+    for (int lost = 1; lost >= 0; lost--) {
+        w = begin();
+        for (uint32_t p = 10; p < 20; p++) frame(&w, true, OP_SEND_MIDDLE, p, p == 15);
+        ack(&w, 14);
+        to(&w, MOVED + 10);
+        nak(&w, 15, false);
+        to(&w, MOVED + 100);
+        req(&w, 10);
+        ack(&w, 14);
+        for (uint32_t p = 15; p < 20; p++) frame(&w, true, OP_SEND_MIDDLE, p, lost && p == 19);
+        ack(&w, 17);
+        req(&w, 18);
+        req(&w, 19);
+        expect(&w, lost ? "a timeout round after the wire lost the packet the peer would have answered" :
+                          "the same timeout round with nothing lost", 8, lost ? 7 : 5, 0);
+    }
+
+    /* The wire delays A's 15 behind 16 before the move; B, far behind its receive backlog,
+     * NAKs 15 only after the move, then ACKs the late 15 and NAKs 16 (dropped in the first
+     * NAK's window). A' probes 15 (WQE una's first packet, the migration's) and, when the NAK
+     * reaches it, goes back to 15 as A would have: that round is the wire's (1 MiB lossy
+     * seed 33). When those answers came to the stopped function instead, the same round of
+     * A' is the migration's (B's ACK of 15 was dropped with them). */
+    for (int reached = 1; reached >= 0; reached--) {
+        w = begin();
+        for (uint32_t p = 10; p < 15; p++) req(&w, p);
+        ack(&w, 14);
+        send_delayed(&w, 15);
+        req(&w, 16);
+        arrive(&w);
+        for (uint32_t p = 17; p < 20; p++) req(&w, p);
+        to(&w, reached ? MOVED + 100 : MOVED + 10);
+        if (reached) req(&w, 15);
+        nak(&w, 15, false);
+        ack(&w, 15);
+        nak(&w, 16, false);
+        if (!reached) {
+            to(&w, MOVED + 100);
+            req(&w, 15);
+        }
+        for (uint32_t p = 15; p < 20; p++) req(&w, p);
+        expect(&w, reached ? "a round of A' on a NAK A's reordered packets drew, sent after the move" :
+                             "the same round of A' when that NAK came to the stopped function", 6, reached ? 5 : 4, 0);
+    }
+
     /* a READ asked for again is a re-issue, not a resend */
     w = begin();
     frame(&w, true, OP_READ, 10, false);
