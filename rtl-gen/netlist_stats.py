@@ -17,7 +17,9 @@ LEVELS  logic levels: the most combinational cells on any path from a start poin
         loop exists.
 DSPS    DSP48E1 count
 
-Then the cell histogram, one '# TYPE COUNT' line per cell type (for the log).
+Then the cell histogram, one '# TYPE COUNT' line per cell type (for the log), and the longest
+path, one '# path LEVEL CELL_TYPE NET' line per cell from its start point to its end point
+(NET: a name yosys kept for the cell's output bit, which names the Verilog wire it came from).
 
 Why not yosys `ltp -noff`: after synth_xilinx the flip-flops are FDRE/FDSE/... instances,
 which -noff does not know as flip-flops (it only skips yosys' internal $dff types), so ltp walks
@@ -88,7 +90,7 @@ def main():
         for s in srcs:
             lst = arcs.setdefault(s, [])
             for d in dsts:
-                lst.append((d, w))
+                lst.append((d, w, t))
 
     for cname, c in mod.get("cells", {}).items():
         t = c["type"]
@@ -160,19 +162,22 @@ def main():
     indeg = {}
     for s, lst in arcs.items():
         indeg.setdefault(s, 0)
-        for d, _ in lst:
+        for d, *_ in lst:
             indeg[d] = indeg.get(d, 0) + 1
     # Start points (ports, FF outputs, RAM outputs) have no arcs into them, so every bit with
     # no incoming arc starts at level 0: those, and undriven or constant bits.
     level = {b: 0 for b, n in indeg.items() if n == 0}
+    came_from = {}  # bit -> (bit before it on its longest path, the cell type between)
     ready = list(level)
     seen = 0
     while ready:
         b = ready.pop()
         seen += 1
         lb = level[b]
-        for d, w in arcs.get(b, ()):
-            level[d] = max(level.get(d, 0), lb + w)
+        for d, w, ct in arcs.get(b, ()):
+            if lb + w > level.get(d, -1):
+                level[d] = lb + w
+                came_from[d] = (b, ct)
             indeg[d] -= 1
             if indeg[d] == 0:
                 ready.append(d)
@@ -185,6 +190,22 @@ def main():
         print(f"# {t} {hist[t]}")
     for t in sorted(unknown):
         print(f"# unknown-cell {t} (counted as one combinational level)")
+    if not loop and best:
+        net_of = {}
+        for n, d in sorted(mod.get("netnames", {}).items(), key=lambda x: x[1].get("hide_name", 0)):
+            for i, bit in enumerate(d["bits"]):
+                if isinstance(bit, int):
+                    net_of.setdefault(bit, f"{n}[{i}]" if len(d["bits"]) > 1 else n)
+        b = max(level, key=lambda x: (level[x], str(x)))
+        path = []
+        while b in came_from:
+            prev, ct = came_from[b]
+            if level[b] != level[prev]:
+                path.append((level[b], ct, net_of.get(b, str(b))))
+            b = prev
+        path.append((0, "start", net_of.get(b, str(b))))
+        for lv, ct, net in reversed(path):
+            print(f"# path {lv} {ct} {net}")
 
 
 if __name__ == "__main__":
