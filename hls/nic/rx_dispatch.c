@@ -20,9 +20,9 @@
  *
  * Migration (docs/migration.md): a function in PASSIVE has its gate closed: its packets are
  * dropped and counted (dropped_mig); a dropped request's header alone (gated, no beats) still
- * goes to the responder, which notes that the QP's peer has sent. Entering PASSIVE queues the function's marker for both
- * packet outputs; the forwarder sends it from IDLE, so it follows the last packet (and its
- * beats) that passed the gate. */
+ * goes to the responder, which notes that the QP's peer has sent. Entering PASSIVE queues the
+ * function's marker for both packet outputs; the forwarder sends it from IDLE, so it follows
+ * the last packet (and its beats) that passed the gate. */
 #include "hls.h"
 #include "nic_if.h"
 #include "nic_ctx.h"

@@ -366,15 +366,15 @@ int mig_count_peer_resends(const char *sent, const char *delivered, uint64_t mac
      * responses after the resume up to its resume NAK */
     bool round = false;
     uint32_t round_psn = 0;
-    uint64_t nak_at = UINT64_MAX;
+    bool nak_seen = false;               /* its resume NAK: READ responses after it do not count */
     for (size_t j = 0; j < s.n; j++) {
         const frame_t *y = &s.f[j];
         if (y->src != mac || y->dqpn != dqpn || !is_response(y->op)) continue;
         if (y->cycle < stopped) {
             if (is_seq_nak(y)) round = true, round_psn = y->psn;
             else if (round && covers(y->psn, round_psn) && !is_rnr_nak(y)) round = false;
-        } else if (y->cycle >= resumed && nak_at == UINT64_MAX) {
-            if (is_seq_nak(y)) nak_at = y->cycle;
+        } else if (y->cycle >= resumed && !nak_seen) {
+            if (is_seq_nak(y)) nak_seen = true;
             else if (y->op >= 0x0d && y->op <= 0x10) r->reads_out = y->cycle - resumed + 1;
         }
     }
