@@ -488,7 +488,8 @@ typedef struct {
 typedef struct {
     roce_hdr_t hdr;
     nic_fn_t fn;
-    bool mig_mark;            /* no packet, no payload beats: fn's migration marker */
+    bool mig_mark;            /* no packet, no payload beats: fn's migration marker (only fn
+                                 is meaningful; hdr is left as it happens to be) */
     bool gated;               /* no payload beats (payload_len 0): a request of a stopped
                                  function that rx_dispatch's gate dropped; the responder only
                                  notes that the QP's peer has sent (its resume NAK) */

@@ -20,6 +20,14 @@ typedef struct {
 
 #define NIC_BEAT_BYTES 64
 
+/* roce_rx's payload beat: the beat and the class of its frame's opcode (a response, else a
+ * request), known from beat 0, so that the payloads of requests and of responses can be
+ * kept apart before the frame's descriptor (which follows its payload) arrives. */
+typedef struct {
+    nic_beat_t beat;
+    bool resp;
+} roce_rx_beat_t;
+
 /* ---- fixed protocol constants -------------------------------------------- */
 #define ETH_HDR_LEN 14
 #define IPV4_HDR_LEN 20
@@ -61,6 +69,14 @@ typedef struct {
 #define ROCE_OP_FETCH_ADD 0x14
 /* 0x15 is reserved; SEND_*_WITH_INVALIDATE (0x16/0x17, IETH) are not supported yet. */
 #define ROCE_OP_RC_LAST ROCE_OP_FETCH_ADD
+
+/* Requests go to a responder, responses to a requester's completer (IBTA vol. 1 table 38;
+ * rxe_rcv: pkt->mask & RXE_REQ_MASK picks rxe_resp vs rxe_comp). One bit per RC opcode, so
+ * the test is a lookup (one LUT level), not a range compare. */
+#define ROCE_OPS_REQUEST 0x181FFFu  /* 0x00..0x0C (SEND*, RDMA_WRITE*, READ_REQUEST), 0x13, 0x14 */
+#define ROCE_OPS_RESPONSE 0x07E000u /* 0x0D..0x12 (READ_RESPONSE*, ACKNOWLEDGE, ATOMIC_ACKNOWLEDGE) */
+HLS_INLINE bool roce_op_is_request(uint8_t op) { return op < 32 && ((ROCE_OPS_REQUEST >> (op & 31)) & 1); }
+HLS_INLINE bool roce_op_is_response(uint8_t op) { return op < 32 && ((ROCE_OPS_RESPONSE >> (op & 31)) & 1); }
 
 /* ---- the header descriptor ------------------------------------------------ */
 /* One RoCEv2 packet's headers. TX builds the frame from it; RX fills it from a frame.

@@ -2,7 +2,9 @@
  *
  * in:  frame  Ethernet frame beats (64 bytes each, the last one short)
  * out: pay    the payload realigned to byte 0 of beat 0, pad and ICRC removed:
- *             ceil(hdr.payload_len/64) beats, `last` on the final one
+ *             ceil(hdr.payload_len/64) beats, `last` on the final one; each beat says
+ *             whether its frame is a response (READ_RESPONSE*, ACK, ATOMIC_ACK) or a
+ *             request, from beat 0's opcode
  *      desc   one roce_rx_desc_t per frame, AFTER the frame's last payload beat,
  *             with the parsed headers and a status (roce_rx_status_e)
  *
@@ -28,7 +30,7 @@ typedef struct {
 
 typedef struct {
     bool frame_ready;
-    HLS_STREAM(nic_beat_t) pay;
+    HLS_STREAM(roce_rx_beat_t) pay;
     HLS_STREAM(roce_rx_desc_t) desc;
     /* counters, mirrored from state */
     uint32_t cnt_ok;
@@ -177,6 +179,8 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     unsigned hdr_beat = hlen >> 6;                      /* beat holding the first payload byte */
     unsigned pay_beats = ((unsigned)plen + 63) >> 6;
     bool deliver = early == ROCE_RX_OK && pay_beats != 0;
+    /* a payload beat is never emitted while beat 0 is the input, so beat 0 is in hb0 */
+    bool resp = roce_op_is_response(hb_byte((roce_hdr_bits)st->hb0, 42));
     unsigned sent = first ? 0 : st->pay_sent;
 
     /* ---- ICRC over this beat: bytes [lo, hi) where hi stops at the ICRC ---- */
@@ -219,9 +223,10 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         unsigned nbytes = left > 64 ? 64 : left;
         out->frame_ready = false;
         out->pay.valid = !end || desc_free;
-        out->pay.data.data = keep_low(realign(st->prev, 0, shift), nbytes);
-        out->pay.data.bytes = (hls_uint(7))nbytes;
-        out->pay.data.last = end;
+        out->pay.data.beat.data = keep_low(realign(st->prev, 0, shift), nbytes);
+        out->pay.data.beat.bytes = (hls_uint(7))nbytes;
+        out->pay.data.beat.last = end;
+        out->pay.data.resp = resp;
         if (desc_taken) st->desc_valid = false;
         if (!(out->pay.valid && in->pay_ready)) return;
         st->prev = 0;
@@ -249,9 +254,10 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     bool finish = is_last && !need_flush;
 
     out->pay.valid = in->frame.valid && emit && (!finish || desc_free);
-    out->pay.data.data = keep_low(realign(st->prev, cur, shift), nbytes);
-    out->pay.data.bytes = (hls_uint(7))nbytes;
-    out->pay.data.last = sent + 1 == pay_beats;
+    out->pay.data.beat.data = keep_low(realign(st->prev, cur, shift), nbytes);
+    out->pay.data.beat.bytes = (hls_uint(7))nbytes;
+    out->pay.data.beat.last = sent + 1 == pay_beats;
+    out->pay.data.resp = resp;
     out->frame_ready = (!emit || in->pay_ready) && (!finish || desc_free);
     if (desc_taken) st->desc_valid = false;
     if (!hls_fire(in->frame.valid, out->frame_ready)) return;

@@ -1,6 +1,6 @@
 /* bench — the NIC's performance figures (docs/bench.md), from simulator counters.
  *
- *   bench [--quick] [--seed N] [--no-rtl] [--only goodput|pcie|bidir|small|latency|loss|speed]
+ *   bench [--quick] [--seed N] [--no-rtl] [--only goodput|pcie|bidir|small|latency|acklat|loss|speed]
  *         [--size BYTES] [--count N] [--qps N] [--per-qp N] [--dma-read-latency N] [--dma-write-latency N]
  *         [--wire-latency N] IFACE
  *
@@ -414,6 +414,144 @@ static void latency(uint8_t opcode, uint32_t size, unsigned nops) {
     bench_env_free(e);
 }
 
+/* ---- ACK latency under bidirectional load -------------------------------------------------- */
+/* A WRITEs to B on QP 0 while B READs from A on QP 1 and WRITEs to A on QP 2, 1 MiB each: A's
+ * responder is busy with B's requests (READ responses to generate, WRITE payload to place)
+ * while B's ACKs for A's WRITEs arrive. An ACK's latency: from its arrival at A's port (the
+ * wire hands the frame to A's receive queue) to rx_dispatch handing it to A's completer
+ * (A's rxd_to_completer counting it, one cycle after the hand-over). Response frames reach
+ * the completer in arrival order, so the n-th response frame at A's port is the n-th count. */
+#define ACK_FIFO (1u << 16)
+typedef struct {
+    uint64_t at[ACK_FIFO];  /* arrival cycles at A's port, in arrival order */
+    bool resp[ACK_FIFO];    /* a response frame (an ACK here) */
+    unsigned head, tail;
+} frame_fifo_t;
+typedef struct {
+    uint64_t at[ACK_FIFO], taken[ACK_FIFO]; /* arrival; A's rx_frame took its last beat */
+    unsigned head, tail;
+} ack_fifo_t;
+
+static void tap_frames(void *arg, unsigned nic, const uint8_t *frame, size_t len, uint64_t cycle) {
+    frame_fifo_t *q = arg;
+    if (nic != BENCH_A || q->tail - q->head == ACK_FIFO) return;
+    /* BTH opcode: Ethernet 14 + IPv4 20 + UDP 8 bytes in */
+    q->resp[q->tail % ACK_FIFO] = len > 42 && roce_op_is_response(frame[42]);
+    q->at[q->tail++ % ACK_FIFO] = cycle;
+}
+
+typedef struct {
+    bool ok;
+    unsigned acks;            /* ACKs timed */
+    uint64_t *lat, *inside;   /* their latencies; the part after rx_frame took them */
+    uint64_t writes_interval; /* A's first doorbell .. A's last CQE */
+    uint64_t timeouts, resent; /* A's ACK timeouts; A's request packets beyond those needed */
+} ack_run_t;
+
+static ack_run_t ack_latency_run(bool load, uint32_t size, unsigned count, uint32_t big, unsigned nbig) {
+    ack_run_t r = {0};
+    bench_cfg_t cfg = base_cfg;
+    bench_env_t *e = bench_env_new(&model, &cfg, 3, 5);
+    if (!e) return r;
+    static frame_fifo_t f;
+    static ack_fifo_t q;
+    f.head = f.tail = q.head = q.tail = 0;
+    r.lat = calloc(ACK_FIFO, sizeof *r.lat);
+    r.inside = calloc(ACK_FIFO, sizeof *r.inside);
+    hostmem_t *ma = nic_tb_mem(e->tb, BENCH_A), *mb = nic_tb_mem(e->tb, BENCH_B);
+    const uint64_t a_read_src = SRC + 0x1000000ull, b_write_dst = DST + 0x1000000ull; /* in A */
+    const uint64_t b_read_dst = DST + 0x1000000ull, b_write_src = SRC + 0x1000000ull; /* in B */
+    fill_pattern(ma, SRC, (size_t)size * count, cfg.seed);
+    fill_pattern(ma, a_read_src, (size_t)big * nbig, cfg.seed + 1);
+    fill_pattern(mb, b_write_src, (size_t)big * nbig, cfg.seed + 2);
+    nic_tb_set_rx_tap(e->tb, tap_frames, &f);
+    uint64_t taken = nic_tb_frames_received(e->tb, BENCH_A);
+    uint64_t t0 = bench_now(e);
+    if (load)
+        for (unsigned k = 0; k < nbig; k++) {
+            uint64_t off = (uint64_t)k * big;
+            bench_post_send(e, BENCH_B, 1, NIC_WR_READ, b_read_dst + off, big, a_read_src + off);
+            bench_post_send(e, BENCH_B, 2, NIC_WR_WRITE, b_write_src + off, big, b_write_dst + off);
+        }
+    for (unsigned k = 0; k < count; k++)
+        bench_post_send(e, BENCH_A, 0, NIC_WR_WRITE, SRC + (uint64_t)k * size, size, DST + (uint64_t)k * size);
+    uint64_t counted = bench_counter(e, BENCH_A, "rxd_to_completer");
+    unsigned b_wants = load ? 2 * nbig : 0;
+    /* until every CQE came and every response frame that reached A was counted (late ones:
+     * ACKs of packets resent after a timeout) */
+    for (uint64_t i = 0; i < 4000000; i++) {
+        bool quiet = !wire_in_flight(nic_tb_wire(e->tb)) && f.head == f.tail && q.head == q.tail;
+        if (e->cq[BENCH_A][BENCH_SCQ].cqes >= count && e->cq[BENCH_B][BENCH_SCQ].cqes >= b_wants && quiet) break;
+        bench_step(e);
+        uint64_t now = bench_now(e) - 1;
+        /* frames A's rx_frame took whole, in arrival order; the responses among them wait
+         * for the completer's count */
+        for (uint64_t t = nic_tb_frames_received(e->tb, BENCH_A); taken < t && f.head != f.tail; taken++, f.head++) {
+            if (!f.resp[f.head % ACK_FIFO]) continue;
+            q.at[q.tail % ACK_FIFO] = f.at[f.head % ACK_FIFO];
+            q.taken[q.tail++ % ACK_FIFO] = now;
+        }
+        for (uint64_t c = bench_counter(e, BENCH_A, "rxd_to_completer"); counted < c && q.head != q.tail; counted++, q.head++) {
+            r.inside[r.acks % ACK_FIFO] = now - q.taken[q.head % ACK_FIFO];
+            r.lat[r.acks++ % ACK_FIFO] = now - q.at[q.head % ACK_FIFO];
+        }
+    }
+    bench_cq_t *qa = &e->cq[BENCH_A][BENCH_SCQ], *qb = &e->cq[BENCH_B][BENCH_SCQ];
+    uint64_t got = bytes_matching(ma, SRC, mb, DST, (size_t)size * count);
+    uint64_t got_r = load ? bytes_matching(ma, a_read_src, mb, b_read_dst, (size_t)big * nbig) : 0;
+    uint64_t got_w = load ? bytes_matching(mb, b_write_src, ma, b_write_dst, (size_t)big * nbig) : 0;
+    r.ok = qa->cqes == count && !qa->errors && qb->cqes == b_wants && !qb->errors && got == (uint64_t)size * count &&
+           (!load || (got_r == (uint64_t)big * nbig && got_w == (uint64_t)big * nbig)) && f.head == f.tail &&
+           q.head == q.tail && r.acks;
+    if (!r.ok) {
+        fprintf(stderr, "bench: ACK latency (%s): A %" PRIu64 " CQEs (%" PRIu64 " errors) of %u, B %" PRIu64 " (%" PRIu64
+                        ") of %u, bytes %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", %u response frames not counted\n",
+                load ? "load" : "alone", qa->cqes, qa->errors, count, qb->cqes, qb->errors, b_wants, got, got_r, got_w,
+                (q.tail - q.head) + (f.tail - f.head));
+        bench_dump(e, "ACK latency: run incomplete");
+    }
+    r.writes_interval = qa->cqes ? qa->last_cycle - t0 + 1 : 0;
+    r.timeouts = bench_counter(e, BENCH_A, "comp_timeouts");
+    r.resent = bench_counter(e, BENCH_A, "req_packets_sent") - (uint64_t)count * ((size + 4095) / 4096);
+    bench_env_free(e);
+    return r;
+}
+
+static void ack_latency(void) {
+    uint32_t size = quick ? 16384 : 65536, big = quick ? 262144 : 1048576;
+    unsigned count = quick ? 4 : 16, nbig = 2;
+    char sec[160];
+    snprintf(sec, sizeof sec, "ACK latency: A WRITEs %u x %u B to B; against it B READs and WRITEs %u x %u B each from/to A",
+             count, size, nbig, big);
+    ack_run_t alone = ack_latency_run(false, size, count, big, nbig);
+    ack_run_t load = ack_latency_run(true, size, count, big, nbig);
+    bench_check("ACK latency: every WRITE, READ and the reverse WRITEs completed, bytes right, every ACK timed",
+                alone.ok && load.ok, "alone %s, under load %s (see stderr)", alone.ok ? "ok" : "FAILED",
+                load.ok ? "ok" : "FAILED");
+    if (alone.ok && load.ok) {
+        const char *how = "ACK frame at A's port .. rx_dispatch hands it to A's completer (min / median / max)";
+        bench_row(sec, "ACKs timed, alone / under load", "frames", "response frames that reached A", "%u / %u", alone.acks,
+                  load.acks);
+        min_med_max(sec, "ACK latency, A's WRITEs alone", how, alone.lat, alone.acks);
+        min_med_max(sec, "ACK latency, under the reverse load", how, load.lat, load.acks);
+        min_med_max(sec, "of it inside A, under the reverse load",
+                    "A's rx_frame took the ACK's last beat .. hand-over to the completer (the rest waited at the port)",
+                    load.inside, load.acks);
+        bench_row(sec, "A's WRITEs: interval alone / under load", "cycles", "A's first doorbell .. A's last CQE",
+                  "%" PRIu64 " / %" PRIu64, alone.writes_interval, load.writes_interval);
+        bench_row(sec, "A's ACK timeouts / packets resent, under load", "events", "comp_timeouts / req_packets_sent - needed",
+                  "%" PRIu64 " / %" PRIu64, load.timeouts, load.resent);
+    }
+    if (alone.ok && load.ok) {
+        bench_finding("ACK latency: no loss, so no ACK timeout under the reverse load", !load.timeouts && !load.resent,
+                      "A: %" PRIu64 " ACK timeouts, %" PRIu64 " request packets resent", load.timeouts, load.resent);
+    }
+    free(alone.lat);
+    free(alone.inside);
+    free(load.lat);
+    free(load.inside);
+}
+
 /* ---- simulator speed ---------------------------------------------------------------------- */
 static void speed(uint32_t size, unsigned count) {
     char sec[80];
@@ -442,7 +580,7 @@ static void speed(uint32_t size, unsigned count) {
 
 static int usage(const char *what, const char *arg) {
     fprintf(stderr, "bench: %s: '%s'\nusage: bench [--quick] [--seed N] [--no-rtl] "
-                    "[--only goodput|pcie|bidir|small|latency|loss|speed] [--size BYTES] [--count N] [--qps N] "
+                    "[--only goodput|pcie|bidir|small|latency|acklat|loss|speed] [--size BYTES] [--count N] [--qps N] "
                     "[--per-qp N] [--dma-read-latency N] [--dma-write-latency N] [--wire-latency N] IFACE\n",
             what, arg);
     return 2;
@@ -470,7 +608,7 @@ int main(int argc, char **argv) {
         else return usage("unknown or incomplete argument", argv[i]);
     }
     if (!iface) return usage("missing", "IFACE");
-    static const char *groups[] = {"goodput", "pcie", "bidir", "small", "latency", "loss", "speed"};
+    static const char *groups[] = {"goodput", "pcie", "bidir", "small", "latency", "acklat", "loss", "speed"};
     bool known = !only;
     for (unsigned g = 0; g < sizeof groups / sizeof groups[0]; g++) known |= only && !strcmp(only, groups[g]);
     if (!known) return usage("--only: no such group", only);
@@ -503,6 +641,7 @@ int main(int argc, char **argv) {
     if (want("small")) small_writes(opt_qps ? opt_qps : 16, opt_per_qp ? opt_per_qp : quick ? 4 : 32, 64);
     if (want("latency")) latency(NIC_WR_SEND, 64, quick ? 5 : 33);
     if (want("latency")) latency(NIC_WR_READ, 64, quick ? 5 : 33);
+    if (want("acklat")) ack_latency();
     if (want("loss")) lossy(5, big_size, big, 0.01);
     if (want("loss")) lossy(5, big_size, big, 0.05);
     if (want("speed")) speed(big_size, quick ? 1 : 8);

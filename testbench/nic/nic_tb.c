@@ -72,6 +72,8 @@ struct nic_tb {
     step_threads_t *threads; /* NULL: one thread */
     int time_skip_leaf;      /* the completer's comp_time_skip input, or -1 (nic_tb_step_skip) */
     uint32_t time_skip;      /* driven on it during this step only */
+    nic_tb_rx_tap_fn rx_tap; /* nic_tb_set_rx_tap */
+    void *rx_tap_arg;
 };
 
 static void step_nic_model(void *arg, unsigned n);
@@ -286,10 +288,16 @@ unsigned nic_tb_pending(const nic_tb_t *tb, unsigned nic, const char *name) {
 void nic_tb_inject(nic_tb_t *tb, unsigned nic, const uint8_t *frame, size_t len) {
     nic_t *x = &tb->nic[nic];
     if (x->rxn == RXQ || !len) return; /* a full receive queue drops, as a MAC does */
+    if (tb->rx_tap) tb->rx_tap(tb->rx_tap_arg, nic, frame, len, tb->cycle);
     frame_t *f = &x->rxq[(x->rxh + x->rxn++) % RXQ];
     f->buf = malloc(len);
     memcpy(f->buf, frame, len);
     f->len = len;
+}
+
+void nic_tb_set_rx_tap(nic_tb_t *tb, nic_tb_rx_tap_fn fn, void *arg) {
+    tb->rx_tap = fn;
+    tb->rx_tap_arg = arg;
 }
 
 /* ---- one cycle ----------------------------------------------------------------------------- */

@@ -170,6 +170,11 @@ uint64_t nic_tb_frames_received(const nic_tb_t *tb, unsigned nic); /* fed into f
 /* Frames waiting for frame_in (injected or from the wire, not yet taken whole), and whether
  * that queue is full (nic_tb_inject would drop the next one). */
 unsigned nic_tb_rx_queued(const nic_tb_t *tb, unsigned nic);
+/* Called for every frame queued for a NIC's frame_in (from the wire or injected), in
+ * arrival order, with the cycle it arrived at the NIC's port: when a frame waited in front of
+ * the NIC (frame_in not ready) and when inside it can be told apart. NULL: none. */
+typedef void (*nic_tb_rx_tap_fn)(void *arg, unsigned nic, const uint8_t *frame, size_t len, uint64_t cycle);
+void nic_tb_set_rx_tap(nic_tb_t *tb, nic_tb_rx_tap_fn fn, void *arg);
 bool nic_tb_rx_full(const nic_tb_t *tb, unsigned nic);
 /* Transfers on nic's top-level streams so far (every valid && ready edge: commands,
  * doorbells, DMA requests and beats, frame beats): unchanged over N cycles means the NIC did

@@ -28,7 +28,7 @@ typedef struct { int tag; unsigned fn; bool mark, gated; int beats_after; } seen
 static struct {
     rx_dispatch_state st;
     roce_rx_desc_t desc[QN]; unsigned dh, dt;
-    nic_beat_t pay[QN * 2]; unsigned ph, pt;
+    roce_rx_beat_t pay[QN * 2]; unsigned ph, pt;
     nic_cfg_t cfg[QN]; unsigned ch, ct;
     seen_t seen[2][QN]; unsigned nseen[2];
     unsigned beats_open[2];         /* payload beats still owed to the last packet per port */
@@ -42,7 +42,8 @@ static void rx_push(int tag, unsigned fn_addr, uint8_t op, unsigned plen) {
     d.hdr.psn = (hls_u24)tag;         /* the tag the outputs are checked with */
     d.status = ROCE_RX_OK;
     for (unsigned b = 0; b < (plen + 63) / 64; b++) {
-        nic_beat_t x = {.data = (hls_u512)tag, .bytes = 64, .last = b + 1 == (plen + 63) / 64};
+        roce_rx_beat_t x = {.beat = {.data = (hls_u512)tag, .bytes = 64, .last = b + 1 == (plen + 63) / 64},
+                            .resp = roce_op_is_response(op)};
         R.pay[R.pt++ % (QN * 2)] = x;
     }
     R.desc[R.dt++ % QN] = d;
@@ -133,7 +134,8 @@ static void test_rxd_gate(void) {
     snprintf(why, sizeof why, "dropped_mig %u to_responder %u to_completer %u", o.dropped_mig, o.to_responder, o.to_completer);
     check(o.dropped_mig == 2 && o.to_responder == 4 && o.to_completer == 1, "rx_dispatch: dropped_mig counts the gated packets",
           why);
-    check(R.st.wp == R.st.rp, "rx_dispatch: the dropped packets' beats are freed", "beats left in the ring");
+    check(R.st.req.wp == R.st.req.rp && R.st.resp.wp == R.st.resp.rp, "rx_dispatch: the dropped packets' beats are freed",
+          "beats left in a ring");
 }
 
 static void test_rxd_ctx(void) {

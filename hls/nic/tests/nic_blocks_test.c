@@ -267,7 +267,8 @@ static void test_rx_dispatch(void) {
         if (dout.resp_pkt.valid && din.resp_pkt_ready) port_take_pkt(&pr[1], 1, &dout.resp_pkt.data);
         if (dout.resp_pay.valid && din.resp_pay_ready) port_take_beat(&pr[1], &dout.resp_pay.data);
         if (fi == NPKT && pr[0].next == NPKT && pr[1].next == NPKT && pr[0].cur < 0 && pr[1].cur < 0 &&
-            d.phase == RXD_IDLE && !rout.desc.valid)
+            d.req.phase == FWD_IDLE && d.resp.phase == FWD_IDLE && d.req.qw == d.req.qr && d.resp.qw == d.resp.qr &&
+            !d.held_valid && !rout.desc.valid)
             break;
     }
     int n[5] = {0};
@@ -292,7 +293,79 @@ static void test_rx_dispatch(void) {
               o.dropped_addr == (unsigned)n[3] && o.dropped_len == (unsigned)n[4] && n[2] && n[3] && n[4],
           "rx_dispatch counters", why);
     check(stab_ok, "rx_dispatch holds a stalled output beat unchanged", "a stalled beat changed or was withdrawn");
-    check(d.wp == d.rp, "rx_dispatch ring empty at the end", "beats left in the ring");
+    check(d.req.wp == d.req.rp && d.resp.wp == d.resp.rp, "rx_dispatch rings empty at the end", "beats left in a ring");
+}
+
+/* Requests and responses take separate paths: with the responder taking nothing, a
+ * request with a full 4096-byte payload and one without, then READ responses of 4096 bytes
+ * (more beats than a ring holds) and ACKs, every response comes out with its payload; the
+ * requests follow, intact, once the responder takes again. rx_dispatch is fed directly. */
+static void test_rx_paths_independent(void) {
+    enum { NRESP = 24, NREQ = 2 };
+    static rx_dispatch_state d;
+    memset(&d, 0, sizeof d);
+    roce_rx_desc_t desc[NREQ + NRESP];
+    unsigned n = 0;
+    for (unsigned i = 0; i < NREQ + NRESP; i++) {
+        roce_rx_desc_t x = {0};
+        bool resp = i >= NREQ;
+        x.hdr.opcode = !resp ? ROCE_OP_SEND_ONLY : (i & 1) ? ROCE_OP_READ_RESPONSE_MIDDLE : ROCE_OP_ACKNOWLEDGE;
+        x.hdr.payload_len = (hls_uint(14))(i == 0 || x.hdr.opcode == ROCE_OP_READ_RESPONSE_MIDDLE ? 4096 : 0);
+        x.hdr.dst_mac = FN_MAC[0];
+        x.hdr.dst_ip = FN_IP[0];
+        x.hdr.psn = (hls_u24)i;
+        desc[n++] = x;
+    }
+    unsigned di = 0, bi = 0;            /* next descriptor; next beat of descriptor di */
+    unsigned got_beats[2] = {0}, got_pkts[2] = {0}, bad = 0, resp_done_at = 0;
+    bool cfg_sent = false;
+    for (unsigned cyc = 0; cyc < 20000; cyc++) {
+        rx_dispatch_in in = {0};
+        rx_dispatch_out out = {0};
+        in.cfg.valid = !cfg_sent;
+        in.cfg.data = (nic_cfg_t){.kind = NIC_CFG_FN, .fn = 0, .mac = FN_MAC[0], .ip = FN_IP[0], .valid = true};
+        /* each frame's beats, then its descriptor (roce_rx's order) */
+        unsigned nb = di < n ? ((unsigned)desc[di].hdr.payload_len + 63) / 64 : 0;
+        in.rx_pay.valid = di < n && bi < nb;
+        in.rx_pay.data.beat.data = ((hls_u512)di << 16) | bi;
+        in.rx_pay.data.beat.bytes = 64;
+        in.rx_pay.data.beat.last = bi + 1 == nb;
+        in.rx_pay.data.resp = di < n && roce_op_is_response(desc[di].hdr.opcode);
+        in.rx_desc.valid = di < n && bi == nb;
+        if (di < n) in.rx_desc.data = desc[di];
+        in.req_pkt_ready = in.req_pay_ready = resp_done_at != 0;   /* the responder takes nothing until then */
+        in.resp_pkt_ready = in.resp_pay_ready = true;
+        in.ev_ready = true;
+        hls_edge_queue_bind(edges);
+        rx_dispatch(&in, &out, &d);
+        hls_clock_edge(edges);
+        cfg_sent |= out.cfg_ready;
+        if (in.rx_pay.valid && out.rx_pay_ready) bi++;
+        if (in.rx_desc.valid && out.rx_desc_ready) di++, bi = 0;
+        const HLS_STREAM(nic_rx_pkt_t) *pk[2] = {(void *)&out.req_pkt, (void *)&out.resp_pkt};
+        const HLS_STREAM(nic_beat_t) *py[2] = {(void *)&out.req_pay, (void *)&out.resp_pay};
+        bool pr[2] = {in.req_pkt_ready, in.resp_pkt_ready};
+        for (unsigned p = 0; p < 2; p++) {
+            if (pk[p]->valid && pr[p]) {
+                unsigned want = p ? NREQ + got_pkts[1] : got_pkts[0];
+                if ((unsigned)pk[p]->data.hdr.psn != want) bad++;
+                got_pkts[p]++;
+            }
+            if (py[p]->valid && pr[p]) {
+                unsigned tag = (unsigned)(py[p]->data.data >> 16);
+                if (tag >= n || roce_op_is_response(desc[tag].hdr.opcode) != (p == 1)) bad++;
+                got_beats[p]++;
+            }
+        }
+        if (!resp_done_at && got_pkts[1] == NRESP && got_beats[1] == NRESP / 2 * 64) resp_done_at = cyc;
+        if (got_pkts[0] == NREQ && got_beats[0] == 64) break;
+    }
+    char why[200];
+    snprintf(why, sizeof why, "responses %u (of %u), their beats %u (of %u), %u out of order or on the wrong port",
+             got_pkts[1], NRESP, got_beats[1], NRESP / 2 * 64, bad);
+    check(resp_done_at != 0 && bad == 0, "rx_dispatch: every response passes requests the responder does not take", why);
+    snprintf(why, sizeof why, "requests %u (of %u), beats %u (of 64)", got_pkts[0], NREQ, got_beats[0]);
+    check(got_pkts[0] == NREQ && got_beats[0] == 64 && bad == 0, "rx_dispatch: the held requests follow, intact", why);
 }
 
 /* ---------------------------------------------------------------- tx_arb */
@@ -474,6 +547,7 @@ int main(int argc, char **argv) {
     if (argc > 1) rs = strtoull(argv[1], NULL, 0);
     printf("seed 0x%llx\n", (unsigned long long)rs);
     test_rx_dispatch();
+    test_rx_paths_independent();
     test_tx_arb();
     test_tx_arb_no_starvation();
     return failures ? 1 : 0;

@@ -293,6 +293,8 @@ static uint64_t run_rx(frame_t *fr, int n, int gaps, int bp, uint64_t *beats_in,
     size_t pay_len = 0;
     static uint8_t *units[MAX_PKTS + 64];
     static size_t unit_len[MAX_PKTS + 64];
+    static bool unit_resp[MAX_PKTS + 64]; /* the class tag every beat of the unit carried */
+    bool tag = false, tag_mixed = false;
     int nunits = 0, used_units = 0;
     uint64_t cyc = 0, beats = 0;
     roce_rx_out prev_out = {0};
@@ -317,8 +319,8 @@ static uint64_t run_rx(frame_t *fr, int n, int gaps, int bp, uint64_t *beats_in,
         roce_rx(&in, &out, &st);
         hls_clock_edge(edges);
         if (prev_pstall)
-            CHECK(out.pay.valid && out.pay.data.data == prev_out.pay.data.data &&
-                      out.pay.data.bytes == prev_out.pay.data.bytes && out.pay.data.last == prev_out.pay.data.last,
+            CHECK(out.pay.valid && out.pay.data.beat.data == prev_out.pay.data.beat.data &&
+                      out.pay.data.beat.bytes == prev_out.pay.data.beat.bytes && out.pay.data.beat.last == prev_out.pay.data.beat.last,
                   "rx payload output changed while stalled, cycle %llu", (unsigned long long)cyc);
         if (prev_dstall)
             CHECK(out.desc.valid && memcmp(&out.desc.data, &prev_out.desc.data, sizeof out.desc.data) == 0,
@@ -333,11 +335,16 @@ static uint64_t run_rx(frame_t *fr, int n, int gaps, int bp, uint64_t *beats_in,
             if (in.frame.data.last) fi++, fo = 0;
         }
         if (out.pay.valid && in.pay_ready) {
-            unsigned k = (unsigned)out.pay.data.bytes;
-            CHECK(k >= 1 && k <= 64 && (out.pay.data.last || k == 64), "rx payload beat bytes %u", k);
-            CHECK(keep_low(out.pay.data.data, k) == out.pay.data.data, "rx payload: bytes above %u not zero", k);
-            for (unsigned i = 0; i < k && pay_len < MAX_FRAME; i++) pay[pay_len++] = (uint8_t)(out.pay.data.data >> (8 * i));
-            if (out.pay.data.last) {
+            unsigned k = (unsigned)out.pay.data.beat.bytes;
+            CHECK(k >= 1 && k <= 64 && (out.pay.data.beat.last || k == 64), "rx payload beat bytes %u", k);
+            CHECK(keep_low(out.pay.data.beat.data, k) == out.pay.data.beat.data, "rx payload: bytes above %u not zero", k);
+            if (pay_len == 0) tag = out.pay.data.resp;
+            tag_mixed |= out.pay.data.resp != tag;
+            for (unsigned i = 0; i < k && pay_len < MAX_FRAME; i++) pay[pay_len++] = (uint8_t)(out.pay.data.beat.data >> (8 * i));
+            if (out.pay.data.beat.last) {
+                CHECK(!tag_mixed, "rx payload unit %d: beats with different class tags", nunits);
+                tag_mixed = false;
+                unit_resp[nunits] = tag;
                 units[nunits] = malloc(pay_len ? pay_len : 1);
                 memcpy(units[nunits], pay, pay_len);
                 unit_len[nunits++] = pay_len;
@@ -351,7 +358,12 @@ static uint64_t run_rx(frame_t *fr, int n, int gaps, int bp, uint64_t *beats_in,
             r->pay_len = 0;
             if (out.desc.data.hdr.payload_len != 0) {
                 CHECK(used_units < nunits, "rx desc %d with payload but no payload unit before it", nresults - 1);
-                if (used_units < nunits) r->pay = units[used_units], r->pay_len = unit_len[used_units++];
+                if (used_units < nunits) {
+                    CHECK(unit_resp[used_units] == roce_op_is_response(out.desc.data.hdr.opcode),
+                          "rx desc %d (opcode 0x%02x): its payload tagged %s", nresults - 1, out.desc.data.hdr.opcode,
+                          unit_resp[used_units] ? "response" : "request");
+                    r->pay = units[used_units], r->pay_len = unit_len[used_units++];
+                }
             }
         }
         cyc++;

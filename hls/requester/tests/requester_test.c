@@ -275,11 +275,11 @@ static void wire_step(tb_t *t, const requester_out *o) {
     }
     if (ro.pay.valid) {
         uint8_t tmp[64];
-        u512_to_bytes(ro.pay.data.data, tmp);
-        unsigned n = ro.pay.data.bytes;
+        u512_to_bytes(ro.pay.data.beat.data, tmp);
+        unsigned n = ro.pay.data.beat.bytes;
         if (t->rx_len + n <= sizeof t->rx_blob) memcpy(t->rx_blob + t->rx_len, tmp, n);
         t->rx_len += n;
-        if (ro.pay.data.last && t->nrxpay < MAXP) {
+        if (ro.pay.data.beat.last && t->nrxpay < MAXP) {
             t->rxpay[t->nrxpay] = malloc(t->rx_len ? t->rx_len : 1);
             memcpy(t->rxpay[t->nrxpay], t->rx_blob, t->rx_len <= 4096 ? t->rx_len : 4096);
             t->rxpay_len[t->nrxpay++] = t->rx_len;
