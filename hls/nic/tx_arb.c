@@ -1,7 +1,8 @@
 /* tx_arb — packet-atomic round-robin arbiter between the requester (source a) and the
  * responder (source b) in front of roce_tx (docs/tx_arb.md).
  *
- * in:  a_desc, a_pay   requester: roce_hdr_t per packet + ceil(payload_len/64) beats
+ * in:  a_desc, a_pay   requester: roce_hdr_t per packet + ceil(payload_len/64) beats, the
+ *                      final one marked `last`
  *      b_desc, b_pay   responder: the same
  * out: tx_desc, tx_pay one merged packet stream for roce_tx
  *      sent_a, sent_b  packets forwarded per source
@@ -40,7 +41,7 @@ typedef struct {
     bool busy;           /* a packet holds the grant */
     bool grant_b;        /* which source holds it (or held it last: round robin) */
     bool desc_done;      /* its descriptor has passed */
-    uint16_t beats_left; /* its payload beats still to pass */
+    bool pay_done;       /* its payload has passed: no beats, or the beat marked `last` */
     uint32_t sent_a, sent_b;
 } tx_arb_state;
 
@@ -48,8 +49,7 @@ HLS_TOP void tx_arb(const tx_arb_in *in, tx_arb_out *out, tx_arb_state *st) {
     out->sent_a = st->sent_a;
     out->sent_b = st->sent_b;
 
-    bool busy = st->busy, gb = st->grant_b, desc_done = st->desc_done;
-    uint16_t beats_left = st->beats_left;
+    bool busy = st->busy, gb = st->grant_b, desc_done = st->desc_done, pay_done = st->pay_done;
     if (!busy) { /* a new packet: prefer the source that did not go last */
         bool va = in->a_desc.valid, vb = in->b_desc.valid;
         if (!va && !vb) return;
@@ -57,19 +57,21 @@ HLS_TOP void tx_arb(const tx_arb_in *in, tx_arb_out *out, tx_arb_state *st) {
         const roce_hdr_t *d = gb ? &in->b_desc.data : &in->a_desc.data;
         busy = true;
         desc_done = false;
-        /* a migration marker (docs/migration.md) is a packet without payload beats */
-        beats_left = d->mig_mark ? 0 : (uint16_t)(((unsigned)d->payload_len + 63) >> 6);
+        /* a migration marker (docs/migration.md) is a packet without payload beats. The end
+         * of the payload is the beat marked `last`, so no beat count (an adder and a 16-bit
+         * down-counter in series) sits in the grant's path */
+        pay_done = d->mig_mark || d->payload_len == 0;
     }
 
     /* forward the granted source */
     bool dv = !desc_done && (gb ? in->b_desc.valid : in->a_desc.valid);
-    bool pv = beats_left != 0 && (gb ? in->b_pay.valid : in->a_pay.valid);
+    bool pv = !pay_done && (gb ? in->b_pay.valid : in->a_pay.valid);
     out->tx_desc.valid = dv;
     out->tx_desc.data = gb ? in->b_desc.data : in->a_desc.data;
     out->tx_pay.valid = pv;
     out->tx_pay.data = gb ? in->b_pay.data : in->a_pay.data;
     bool dr = !desc_done && in->tx_desc_ready;
-    bool pr = beats_left != 0 && in->tx_pay_ready;
+    bool pr = !pay_done && in->tx_pay_ready;
     out->a_desc_ready = !gb && dr;
     out->b_desc_ready = gb && dr;
     out->a_pay_ready = !gb && pr;
@@ -80,9 +82,9 @@ HLS_TOP void tx_arb(const tx_arb_in *in, tx_arb_out *out, tx_arb_state *st) {
         if (gb) st->sent_b++;
         else st->sent_a++;
     }
-    if (hls_fire(pv, in->tx_pay_ready)) beats_left--;
-    st->busy = !(desc_done && beats_left == 0);
+    if (hls_fire(pv, in->tx_pay_ready) && (gb ? in->b_pay.data.last : in->a_pay.data.last)) pay_done = true;
+    st->busy = !(desc_done && pay_done);
     st->grant_b = gb;
     st->desc_done = desc_done;
-    st->beats_left = beats_left;
+    st->pay_done = pay_done;
 }

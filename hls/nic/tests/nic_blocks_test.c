@@ -512,11 +512,13 @@ static void test_tx_arb_no_starvation(void) {
         in.a_desc.data.payload_len = 4096;
         in.a_pay.valid = true;                 /* and so are its beats */
         in.a_pay.data.bytes = 64;
+        in.a_pay.data.last = a_beats_left == 1;
         in.b_desc.valid = b_waiting && !b_desc_out;
         in.b_desc.data.opcode = b_len ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_ACKNOWLEDGE;
         in.b_desc.data.payload_len = (hls_uint(14))b_len;
         in.b_pay.valid = b_beats_left != 0;
         in.b_pay.data.bytes = 64;
+        in.b_pay.data.last = b_beats_left == 1;
         in.tx_desc_ready = true;
         in.tx_pay_ready = true;
         hls_edge_queue_bind(edges);
