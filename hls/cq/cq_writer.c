@@ -262,7 +262,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
             st->ev_data = 0;
             st->fsm = CQW_EV;
         } else {
-            uint64_t slot = (uint64_t)r.pi & (((uint64_t)1 << log) - 1);
+            uint64_t slot = (uint64_t)r.pi & ~(~(uint64_t)0 << log); /* the ring's index bits: a shift, not (1 << log) - 1 */
             bool even_pass = (((uint64_t)r.pi >> log) & 1) == 0;
             st->dma.write = true;
             st->dma.tag = 0;
