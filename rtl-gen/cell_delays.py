@@ -47,7 +47,7 @@ CARRY4 = {
 # slice output mux, RAM256X1S also the F8 mux (the latter an estimate from the MUXF figures).
 LUTRAM_READ_EXTRA = {"RAM128X1S": 0.368, "RAM128X1D": 0.368, "RAM256X1S": 0.519}
 LUTRAM_CLK_TO_OUT = 1.153   # WCLK -> SPO/DPO/DO*: the output changes when a write lands
-LUTRAM_SETUP = {"data": 0.453, "we": 0.654, "addr": 0.362}
+LUTRAM_SETUP = {"data": 0.453, "we": 0.654, "addr": 0.362}  # addr: RAM64's (32: 0.245, 128: 0.616)
 SRL_CLK_TO_Q = 1.472        # CLK -> Q (the tap the address selects)
 SRL_CLK_TO_Q31 = 1.114      # CLK -> Q31 (the cascade output, a register)
 SRL_SETUP = {"D": 0.173, "CE": 0.109}
