@@ -1,7 +1,9 @@
 // report self-test: 256 x 32 synchronous read-first RAM, one write and one read port.
 // Expect one RAMB18E1 (0.5 BRAM), no LUTs, no FFs (the read register is the BRAM's),
 // 0 logic levels.
-// expect: 0 0 0.5 0 0
+// Estimated clock: block RAM clock-to-out without its output register, 2.454 ns, to the
+// output port (407 MHz).
+// expect: 0 0 0.5 0 0 2.45 407
 `default_nettype none
 module ram256x32 (
     input wire clk,
