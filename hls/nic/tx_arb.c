@@ -5,7 +5,8 @@
  *                      final one marked `last`
  *      b_desc, b_pay   responder: the same
  * out: tx_desc, tx_pay one merged packet stream for roce_tx
- *      sent_a, sent_b  packets forwarded per source
+ *      sent_a, sent_b  packets forwarded per source (a packet counts one cycle after its
+ *                      descriptor passed)
  *
  * A source is granted when its descriptor is valid and keeps the grant until both its
  * descriptor and all of its payload beats have passed, so the descriptor stream and the
@@ -43,11 +44,17 @@ typedef struct {
     bool desc_done;      /* its descriptor has passed */
     bool pay_done;       /* its payload has passed: no beats, or the beat marked `last` */
     uint32_t sent_a, sent_b;
+    bool fired_a, fired_b; /* a descriptor passed in the last cycle: counted in this one, so the
+                              grant logic does not feed the counters' carry chains */
 } tx_arb_state;
 
 HLS_TOP void tx_arb(const tx_arb_in *in, tx_arb_out *out, tx_arb_state *st) {
     out->sent_a = st->sent_a;
     out->sent_b = st->sent_b;
+
+    if (st->fired_a) st->sent_a++;
+    if (st->fired_b) st->sent_b++;
+    st->fired_a = st->fired_b = false;
 
     bool busy = st->busy, gb = st->grant_b, desc_done = st->desc_done, pay_done = st->pay_done;
     if (!busy) { /* a new packet: prefer the source that did not go last */
@@ -79,8 +86,8 @@ HLS_TOP void tx_arb(const tx_arb_in *in, tx_arb_out *out, tx_arb_state *st) {
 
     if (hls_fire(dv, in->tx_desc_ready)) {
         desc_done = true;
-        if (gb) st->sent_b++;
-        else st->sent_a++;
+        st->fired_b = gb;
+        st->fired_a = !gb;
     }
     if (hls_fire(pv, in->tx_pay_ready) && (gb ? in->b_pay.data.last : in->a_pay.data.last)) pay_done = true;
     st->busy = !(desc_done && pay_done);
