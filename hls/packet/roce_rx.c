@@ -55,6 +55,7 @@ typedef struct {
     uint8_t hlen;             /* header bytes H (54..82) */
     uint16_t ip_len;          /* IPv4 total length */
     hls_uint(14) plen;        /* payload bytes L */
+    bool resp;                /* a response opcode: the class its payload beats are tagged with */
     uint16_t pay_beats;       /* payload beats to send, ceil(L/64) (0 if none is sent) */
     uint16_t pay_sent;
     uint32_t crc;
@@ -71,6 +72,7 @@ typedef struct {
     uint8_t hlen;
     uint16_t ip_len;
     hls_uint(14) plen;
+    bool resp;
 } rx_beat0_info;
 
 HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
@@ -100,6 +102,7 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     r.hlen = (uint8_t)(ROCE_BASE_LEN + ext_len);
     r.ip_len = (uint16_t)ip_len;
     r.plen = (hls_uint(14))(len_ok ? plen : 0);
+    r.resp = roce_op_is_response(opcode);
     return r;
 }
 
@@ -179,8 +182,8 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     unsigned hdr_beat = hlen >> 6;                      /* beat holding the first payload byte */
     unsigned pay_beats = ((unsigned)plen + 63) >> 6;
     bool deliver = early == ROCE_RX_OK && pay_beats != 0;
-    /* a payload beat is never emitted while beat 0 is the input, so beat 0 is in hb0 */
-    bool resp = roce_op_is_response(hb_byte((roce_hdr_bits)st->hb0, 42));
+    /* a payload beat is never emitted while beat 0 is the input, so its class is in `resp` */
+    bool resp = st->resp;
     unsigned sent = first ? 0 : st->pay_sent;
 
     /* ---- ICRC over this beat: bytes [lo, hi) where hi stops at the ICRC ---- */
@@ -271,6 +274,7 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     st->hlen = (uint8_t)hlen;
     st->ip_len = (uint16_t)ip_len;
     st->plen = plen;
+    if (first) st->resp = i0.resp;
     st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
     st->pay_sent = (uint16_t)sent_after;
     st->crc = crc;
