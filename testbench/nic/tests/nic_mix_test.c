@@ -6,7 +6,7 @@
  * k%3), each QP with its own send and receive CQ. Both sides of every pair post a random mix
  * of SEND, SEND_IMM, WRITE, WRITE_IMM, READ, CAS and FAA (sizes 0, small, one MTU, several
  * MTUs; unaligned buffers), at most SLOTS outstanding per QP, over a wire with seeded loss,
- * reordering, bit corruption and one 400-cycle outage (cycles 30000..30400), so go-back-N, NAK
+ * reordering, bit corruption and one 3000-cycle outage (cycles 30000..33000), so go-back-N, NAK
  * and timeout paths run too; some receive
  * WQEs are posted late so RNR NAKs happen.
  *
@@ -462,9 +462,11 @@ int main(int argc, char **argv) {
     c.wire.p_reorder = 0.01;
     c.wire.reorder_max_cycles = 200;
     c.wire.p_corrupt = 0.003;
-    /* a 400-cycle link outage in both directions: every QP busy then loses the tail of a
-     * message or its ACKs, so the local ACK timeout path runs whatever the seed */
-    c.wire.pause[0] = (wire_pause_t){.start = 30000, .end = 30400, .mode = WIRE_PAUSE_DROP, .port_mask = 0};
+    /* a 3000-cycle link outage in both directions: long enough that every busy QP sends its
+     * whole window into it and has nothing left to send after it, so nothing draws a NAK and
+     * the local ACK timeout path runs whatever the seed (400 cycles did not: once ACKs no
+     * longer waited behind requests in rx_dispatch, seed 1 recovered everything by NAKs) */
+    c.wire.pause[0] = (wire_pause_t){.start = 30000, .end = 33000, .mode = WIRE_PAUSE_DROP, .port_mask = 0};
     c.wire.pcap_sent = argc >= 6 ? argv[5] : NULL;
     c.wire.pcap_delivered = argc >= 7 ? argv[6] : NULL;
     c.backpressure_pct = 0;
