@@ -203,7 +203,9 @@ HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) 
     bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
     bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
     bool later_resp = roce_op_is_response(st->p_op) && st->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
-    uint32_t q = nak ? psn_sub(p, 1) : p;        /* the last PSN the peer has */
+    /* the last PSN the peer has; psn_sub(p, 1) written out: inlined under the ?: it left
+     * LLVM two more basic blocks, so more muxes, than this */
+    uint32_t q = nak ? (p - 1) & ROCE_PSN_MASK : p;
     /* an ACK already kept past q stays: the later of the two */
     bool keep = (ack || later_resp || nak) && wr_reads_back(w->opcode) && psn_le(w->first_psn, q) &&
                 !acked_covers(&st->c, q + 1);
@@ -533,7 +535,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             if (has > st->c.head_done) st->c.head_done = has;
             st->partial = v == V_PARTIAL;
             /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
-            uint32_t a1 = psn_add(st->c.acked, 1);
+            uint32_t a1 = psn_add(st->c.acked & ROCE_PSN_MASK, 1);
             bool nak_here = any && (st->c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
             if (nak_here) st->c.acked = 0;
             /* a second sequence NAK past the start of the resend under way (the packet the

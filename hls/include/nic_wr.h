@@ -21,8 +21,10 @@ enum {
 HLS_INLINE bool wr_is_atomic(uint8_t op) { return op == NIC_WR_CAS || op == NIC_WR_FAA; }
 
 /* READ and atomics: the peer answers with data the completer writes into local_addr;
- * they count against max_rd_atomic (the QP's outstanding RDMA READ / atomic limit). */
-HLS_INLINE bool wr_reads_back(uint8_t op) { return op == NIC_WR_READ || wr_is_atomic(op); }
+ * they count against max_rd_atomic (the QP's outstanding RDMA READ / atomic limit).
+ * One flat compare chain: LLVM folds it into one range check, where an inlined
+ * wr_is_atomic() under || left a branch and deeper muxes in the blocks. */
+HLS_INLINE bool wr_reads_back(uint8_t op) { return op == NIC_WR_READ || op == NIC_WR_CAS || op == NIC_WR_FAA; }
 
 /* PSNs a WQE consumes at MTU 2^lg (9.5, 9.7.2; rxe numbers them alike): one per SEND / WRITE
  * packet; a READ request advances the PSN by its expected response packets; an atomic by

@@ -44,7 +44,7 @@ HLS_INLINE bool roce_op_is_atomic(uint8_t op) { return op == ROCE_OP_COMPARE_SWA
 
 /* Requester -> responder packets, and the responses that answer them (9.2 table 38). */
 HLS_INLINE bool roce_op_is_request(uint8_t op) {
-    return op <= ROCE_OP_RDMA_READ_REQUEST || roce_op_is_atomic(op);
+    return op <= ROCE_OP_RDMA_READ_REQUEST || op == ROCE_OP_COMPARE_SWAP || op == ROCE_OP_FETCH_ADD;
 }
 HLS_INLINE bool roce_op_is_response(uint8_t op) {
     return op >= ROCE_OP_READ_RESPONSE_FIRST && op <= ROCE_OP_ATOMIC_ACKNOWLEDGE;
