@@ -18,6 +18,7 @@
  * again, so no forwarding is needed. docs/completer.md has the full description. */
 #include "completer.h"
 #include "completer_mig.h"
+#include "roce_psn.h"
 
 enum { /* FSM */
     CP_IDLE = 0, CP_CTX, CP_DISPATCH, CP_EVAL, CP_RDATA, CP_ATOMIC, CP_COMPLETE, CP_RETIRED,
@@ -42,19 +43,6 @@ static const uint8_t wc_of_wr[8] = {
     NIC_WC_SEND, NIC_WC_SEND, NIC_WC_RDMA_WRITE, NIC_WC_RDMA_WRITE,
     NIC_WC_RDMA_READ, NIC_WC_COMP_SWAP, NIC_WC_FETCH_ADD, NIC_WC_SEND,
 };
-
-/* 24-bit serial-number compare (IB 9.7.1): a before b. */
-HLS_INLINE bool psn_lt(uint32_t a, uint32_t b) { return (((hls_u24)a - (hls_u24)b) >> 23) & 1; }
-HLS_INLINE bool psn_le(uint32_t a, uint32_t b) { return !psn_lt(b, a); }
-
-HLS_INLINE bool needs_resp(uint8_t wr) {
-    return wr == NIC_WR_READ || wr == NIC_WR_CAS || wr == NIC_WR_FAA;
-}
-
-/* log2 of the path MTU in bytes (pmtu 1 = 256 ... 5 = 4096; out-of-range values clamp). */
-HLS_INLINE unsigned mtu_shift(uint8_t pmtu) {
-    return pmtu < 1 ? 8u : pmtu > 5 ? 12u : 7u + pmtu;
-}
 
 HLS_INLINE bool timer_on(const cmp_qpc_t *c) { return c->backoff || c->timeout != 0; }
 
@@ -97,7 +85,7 @@ HLS_INLINE nic_cqe_req_t make_cqe(const cmp_qpc_t *c, const cmp_wrec_t *w, uint8
     nic_cqe_req_t r = {0};
     r.cq = (nic_cq_t)c->send_cq;
     r.cqe.wr_id = w->wr_id;
-    bool atomic = w->opcode == NIC_WR_CAS || w->opcode == NIC_WR_FAA;
+    bool atomic = wr_is_atomic(w->opcode);
     r.cqe.byte_len = atomic ? 8 : w->length;
     r.cqe.qpn = c->qpn & 0xFFFFFF;
     r.cqe.opcode = wc_of_wr[w->opcode & 7];
@@ -124,7 +112,7 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
     uint32_t p = (uint32_t)st->p_psn;
     uint8_t op = st->p_op;
     unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 2 reserved, 3 NAK */
-    bool resp = needs_resp(w->opcode);
+    bool resp = wr_reads_back(w->opcode);
     bool before = psn_lt(w->last_psn, p);     /* the packet is for a later WQE */
     *status = NIC_WC_SUCCESS;
     /* an earlier ACK already covered this WQE (cmp_qpc_t.acked): a SEND/WRITE is done; a
@@ -162,11 +150,11 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
         }
     }
     if (op == ROCE_OP_ATOMIC_ACKNOWLEDGE)
-        return (w->opcode == NIC_WR_CAS || w->opcode == NIC_WR_FAA) && p == w->first_psn
+        return wr_is_atomic(w->opcode) && p == w->first_psn
                    ? V_ATOMIC : V_DONE;
     /* READ RESPONSE: exactly the next PSN, opcode and length (9.7.5.1.3, rxe check_ack); a
      * request re-issued after partial data is answered FIRST/ONLY from where it resumed */
-    unsigned sh = mtu_shift(st->c.pmtu);
+    unsigned sh = mtu_log(st->c.pmtu);
     uint32_t mtu = 1u << sh;
     uint64_t done = (uint64_t)st->c.head_done << sh;
     uint32_t rem = (uint64_t)w->length > done ? (uint32_t)(w->length - done) : 0;
@@ -177,7 +165,7 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
                  (op == ROCE_OP_READ_RESPONSE_MIDDLE && !first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_LAST && !first && last && len == rem) ||
                  (op == ROCE_OP_READ_RESPONSE_ONLY && first && last && len == rem);
-    bool ok_psn = (hls_u24)p == (hls_u24)(w->first_psn + st->c.head_done);
+    bool ok_psn = p == psn_add(w->first_psn, st->c.head_done);
     return w->opcode == NIC_WR_READ && ok_op && ok_psn ? V_RDATA : V_DONE;
 }
 
@@ -190,13 +178,13 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
     bool seq_nak = syn_type == 3 && (st->p_syn & 0x1f) == 0;
     bool tells = st->p_op == ROCE_OP_ACKNOWLEDGE && (syn_type <= 1 || seq_nak);
     bool inside = psn_le(w->first_psn, p) && psn_le(p, w->last_psn);
-    if (needs_resp(w->opcode)) return 0;
+    if (wr_reads_back(w->opcode)) return 0;
     /* a kept ACK (acked) that ends inside w: it came while an earlier READ/atomic was the
      * oldest, and tells what the peer has of w too */
     uint32_t a = st->c.acked & 0xFFFFFF;
     bool kept_inside = (st->c.acked >> 31) != 0 && psn_le(w->first_psn, a) && psn_lt(a, w->last_psn);
-    uint32_t from_kept = kept_inside ? (uint32_t)(hls_u24)((hls_u24)a - (hls_u24)w->first_psn) + 1u : 0u;
-    uint32_t from_pkt = tells && inside ? (uint32_t)(hls_u24)((hls_u24)p - (hls_u24)w->first_psn) + (syn_type == 0 ? 1u : 0u) : 0u;
+    uint32_t from_kept = kept_inside ? psn_sub(a, w->first_psn) + 1u : 0u;
+    uint32_t from_pkt = tells && inside ? psn_sub(p, w->first_psn) + (syn_type == 0 ? 1u : 0u) : 0u;
     return from_pkt > from_kept ? from_pkt : from_kept;
 }
 
@@ -214,11 +202,12 @@ HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) 
     uint32_t p = (uint32_t)st->p_psn;
     bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
     bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
-    bool later_resp = st->p_op >= ROCE_OP_READ_RESPONSE_FIRST && st->p_op <= ROCE_OP_ATOMIC_ACKNOWLEDGE &&
-                      st->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
-    uint32_t q = nak ? (p - 1) & 0xFFFFFF : p;   /* the last PSN the peer has */
+    bool later_resp = roce_op_is_response(st->p_op) && st->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
+    /* the last PSN the peer has; psn_sub(p, 1) written out: inlined under the ?: it left
+     * LLVM two more basic blocks, so more muxes, than this */
+    uint32_t q = nak ? (p - 1) & ROCE_PSN_MASK : p;
     /* an ACK already kept past q stays: the later of the two */
-    bool keep = (ack || later_resp || nak) && needs_resp(w->opcode) && psn_le(w->first_psn, q) &&
+    bool keep = (ack || later_resp || nak) && wr_reads_back(w->opcode) && psn_le(w->first_psn, q) &&
                 !acked_covers(&st->c, q + 1);
     return keep ? (q | 0x80000000u | (nak ? ACKED_NAK : 0u)) : st->c.acked;
 }
@@ -238,7 +227,7 @@ HLS_INLINE void pop_head(completer_state *st, const cmp_wrec_t *w) {
     bool nak_next = (st->c.acked & ACKED_NAK) != 0 && a == w->last_psn;
     if (st->c.count == 0 || (psn_le(a, w->last_psn) && !nak_next)) st->c.acked = 0;
     st->next_idx = w->wqe_index + 1;
-    st->next_psn = (w->last_psn + 1) & 0xFFFFFF; /* WQEs' PSNs are contiguous in SQ order */
+    st->next_psn = psn_add(w->last_psn, 1); /* WQEs' PSNs are contiguous in SQ order */
     hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | st->c.head);
 }
 
@@ -546,7 +535,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             if (has > st->c.head_done) st->c.head_done = has;
             st->partial = v == V_PARTIAL;
             /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
-            uint32_t a1 = ((st->c.acked & 0xFFFFFF) + 1) & 0xFFFFFF;
+            uint32_t a1 = psn_add(st->c.acked & ROCE_PSN_MASK, 1);
             bool nak_here = any && (st->c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
             if (nak_here) st->c.acked = 0;
             /* a second sequence NAK past the start of the resend under way (the packet the
@@ -567,7 +556,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         uint32_t left = (uint32_t)st->p_len - st->wr_off;
         nic_dma_req_t d = {0};
         d.write = 1;
-        d.addr = h.local_addr + ((uint64_t)st->c.head_done << mtu_shift(st->c.pmtu)) + st->wr_off;
+        d.addr = h.local_addr + ((uint64_t)st->c.head_done << mtu_log(st->c.pmtu)) + st->wr_off;
         d.len = left > 64 ? 64 : left;
         d.data = in->rx_pay.data.data;
         out->dma_req.valid = in->rx_pay.valid;
@@ -687,7 +676,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* a READ/atomic an ACK went past (acked): the peer has the requests after it, so
          * only this one is sent again (REISSUE); otherwise (a sequence or RNR NAK, a timeout
          * with no such ACK) the peer may lack them: go-back-N (REWIND) */
-        bool alone = needs_resp(h.opcode) && acked_covers(&st->c, h.first_psn);
+        bool alone = wr_reads_back(h.opcode) && acked_covers(&st->c, h.first_psn);
         out->req_ctl.valid = 1;
         bool reissue = alone || st->act == ACT_FORWARD;
         out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, st->qp, h.wqe_index,

@@ -73,7 +73,7 @@ enum { MK_TX_REQ = 1, MK_TX_RESP = 2, MK_COMP = 4, MK_RESP = 8, MK_CQW = 16 };
 typedef struct {
     HLS_MEM(ctrl_qp_row_t, NIC_QPS) qps;
     HLS_MEM(ctrl_cq_row_t, NIC_CQS) cqs;
-    HLS_MEM(ctrl_mr_row_t, NIC_MRS) mrs;
+    HLS_MEM(nic_mr_row_t, NIC_MRS) mrs;
     hls_uint(4) fsm;
     hls_uint(3) ev_rr;          /* event source (SRC_*) served first next time */
     bool serving_event;         /* CFG is followed by ASYNC (event) or RESP (command) */
@@ -109,24 +109,21 @@ typedef struct {
     nic_mr_t mr_ra, mr_wa;
     ctrl_qp_row_t qp_wd;
     ctrl_cq_row_t cq_wd;
-    ctrl_mr_row_t mr_wd;
+    nic_mr_row_t mr_wd;
 } mem_ops;
 
 HLS_INLINE void qp_write(mem_ops *o, nic_qp_t a, ctrl_qp_row_t v) { o->qp_we = true; o->qp_wa = a; o->qp_wd = v; }
 HLS_INLINE void cq_write(mem_ops *o, nic_cq_t a, ctrl_cq_row_t v) { o->cq_we = true; o->cq_wa = a; o->cq_wd = v; }
-HLS_INLINE void mr_write(mem_ops *o, nic_mr_t a, ctrl_mr_row_t v) { o->mr_we = true; o->mr_wa = a; o->mr_wd = v; }
+HLS_INLINE void mr_write(mem_ops *o, nic_mr_t a, nic_mr_row_t v) { o->mr_we = true; o->mr_wa = a; o->mr_wd = v; }
 
 /* Context rows of a command's number (nic_if.h namespaces). */
 HLS_INLINE nic_qp_t num_row(nic_fn_t fn, uint32_t num) {
     return (nic_qp_t)(((unsigned)fn << NIC_QP_SLOT_BITS) | (num % NIC_QP_PER_FN));
 }
-HLS_INLINE nic_mr_t mr_row(nic_fn_t fn, uint32_t key) {
-    return (nic_mr_t)(((unsigned)fn << NIC_MR_SLOT_BITS) | ((key >> 8) % NIC_MR_PER_FN));
-}
 /* A context command names an MR by slot, every other command by key. */
 HLS_INLINE nic_mr_t cmd_mr_row(const nic_cmd_t *c) {
     bool ctx = c->op == NIC_CMD_CTX_READ || c->op == NIC_CMD_CTX_WRITE;
-    return ctx ? (nic_mr_t)(((unsigned)c->fn << NIC_MR_SLOT_BITS) | (c->num % NIC_MR_PER_FN)) : mr_row(c->fn, c->num);
+    return ctx ? (nic_mr_t)(((unsigned)c->fn << NIC_MR_SLOT_BITS) | (c->num % NIC_MR_PER_FN)) : nic_mr_of_key(c->fn, c->num);
 }
 HLS_INLINE nic_fn_t cq_fn(nic_cq_t cq) { return (nic_fn_t)((unsigned)cq >> NIC_QP_SLOT_BITS); }
 
@@ -226,7 +223,7 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
     bool wr = c->op == NIC_CMD_CTX_WRITE;
     hls_u128 d = c->ctx_data;
     ctrl_qp_row_t q = st->qps.hls_mem_rdata;
-    ctrl_mr_row_t m = st->mrs.hls_mem_rdata;
+    nic_mr_row_t m = st->mrs.hls_mem_rdata;
     unsigned words = ctx_words(sect);
     if (words == 0 || (wr && sect == NIC_CTX_DIRTY)) v->field = NIC_CMD_F_SECT;
     else if (w >= words) v->field = NIC_CMD_F_WORD;
@@ -256,7 +253,7 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
         else ans = cq_image(st->cqa);
     } else if (sect == NIC_CTX_CTRL_MR) {
         ctx_mr_img_t img = mr_image(m);
-        ctrl_mr_row_t nm = mr_from_image(mr_put(img, w, d));
+        nic_mr_row_t nm = mr_from_image(mr_put(img, w, d));
         if (wr) mr_write(mo, cmd_mr_row(c), nm);
         else ans = mr_word(img, w);
         if (wr && w == NIC_CTX_MR_WORDS - 1) {
@@ -317,7 +314,7 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
 HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     const nic_cmd_t *c = &st->cmd;
     ctrl_qp_row_t q = st->qps.hls_mem_rdata;
-    ctrl_mr_row_t m = st->mrs.hls_mem_rdata;
+    nic_mr_row_t m = st->mrs.hls_mem_rdata;
     ctrl_cq_row_t ca = st->cqa;
     ctrl_cq_row_t cb = st->cqs.hls_mem_rdata;
     nic_qp_t qrow = num_row(c->fn, c->num);
@@ -438,21 +435,12 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         }
         break;
     case NIC_CMD_REG_MR:
-        /* remote write/atomic access needs local write: the IB rule ibv_reg_mr enforces */
-        if ((c->access & ~0xFu) ||
-            ((c->access & (NIC_ACC_REMOTE_WRITE | NIC_ACC_REMOTE_ATOMIC)) && !(c->access & NIC_ACC_LOCAL_WRITE)))
-            field = NIC_CMD_F_ACCESS;
-        else if (c->len == 0 || c->base + c->len < c->base) field = NIC_CMD_F_LEN;
+        if (!mr_reg_access_ok(c->access)) field = NIC_CMD_F_ACCESS;
+        else if (!mr_reg_range_ok(c->base, c->len)) field = NIC_CMD_F_LEN;
         else if (m.valid) status = NIC_CMD_EEXIST;
         else {
-            ctrl_mr_row_t r = {0};
-            r.base = c->base;
-            r.len = c->len;
-            r.key = c->num;
-            r.pd = c->pd;
-            r.access = c->access;
-            r.valid = 1;
-            mr_write(mo, mrow, r);
+            mr_write(mo, mrow, (nic_mr_row_t){.base = c->base, .len = c->len, .key = c->num, .pd = c->pd,
+                                              .access = c->access, .valid = 1});
             need = TO_REQ | TO_RESP; /* requester: lkey checks; responder: rkey checks */
         }
         cfg.valid = true;
@@ -460,7 +448,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     case NIC_CMD_DEREG_MR:
         if (!(m.valid && m.key == c->num)) status = NIC_CMD_ENOENT;
         else {
-            mr_write(mo, mrow, (ctrl_mr_row_t){0});
+            mr_write(mo, mrow, (nic_mr_row_t){0});
             need = TO_REQ | TO_RESP;
         }
         cfg.valid = false;

@@ -45,12 +45,12 @@ CTX_AT(ctrl_cq_row_t, cqn, NIC_CTX_CQ_CQN);
 CTX_AT(ctrl_cq_row_t, refs, NIC_CTX_CQ_REFS);
 CTX_AT(ctrl_cq_row_t, log, NIC_CTX_CQ_LOG);
 CTX_AT(ctrl_cq_row_t, valid, NIC_CTX_CQ_VALID);
-CTX_AT(ctrl_mr_row_t, base, NIC_CTX_MR_BASE);
-CTX_AT(ctrl_mr_row_t, len, NIC_CTX_MR_LEN);
-CTX_AT(ctrl_mr_row_t, key, NIC_CTX_MR_KEY);
-CTX_AT(ctrl_mr_row_t, pd, NIC_CTX_MR_PD);
-CTX_AT(ctrl_mr_row_t, access, NIC_CTX_MR_ACCESS);
-CTX_AT(ctrl_mr_row_t, valid, NIC_CTX_MR_VALID);
+CTX_AT(nic_mr_row_t, base, NIC_CTX_MR_BASE);
+CTX_AT(nic_mr_row_t, len, NIC_CTX_MR_LEN);
+CTX_AT(nic_mr_row_t, key, NIC_CTX_MR_KEY);
+CTX_AT(nic_mr_row_t, pd, NIC_CTX_MR_PD);
+CTX_AT(nic_mr_row_t, access, NIC_CTX_MR_ACCESS);
+CTX_AT(nic_mr_row_t, valid, NIC_CTX_MR_VALID);
 #undef CTX_AT
 
 typedef hls_uint(640) ctx_qp_img_t;   /* 5 words; the row fills 576 bits */
@@ -86,15 +86,15 @@ HLS_INLINE ctx_mr_img_t mr_put(ctx_mr_img_t img, unsigned w, hls_u128 d) {
     return w & 1 ? (img & (ctx_mr_img_t)~(hls_u128)0) | ((ctx_mr_img_t)d << 128)
                  : (img & ~(ctx_mr_img_t)~(hls_u128)0) | (ctx_mr_img_t)d;
 }
-HLS_INLINE ctx_mr_img_t mr_image(ctrl_mr_row_t r) {
+HLS_INLINE ctx_mr_img_t mr_image(nic_mr_row_t r) {
     ctx_mr_img_t img = 0;
     r.rsvd0 = 0;
     r.rsvd1 = 0;
     __builtin_memcpy(&img, &r, sizeof r);
     return img;
 }
-HLS_INLINE ctrl_mr_row_t mr_from_image(ctx_mr_img_t img) {
-    ctrl_mr_row_t r;
+HLS_INLINE nic_mr_row_t mr_from_image(ctx_mr_img_t img) {
+    nic_mr_row_t r;
     __builtin_memcpy(&r, &img, sizeof r);
     r.rsvd0 = 0;
     r.rsvd1 = 0;

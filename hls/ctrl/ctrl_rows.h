@@ -30,14 +30,8 @@ typedef struct {
 } ctrl_cq_row_t;
 _Static_assert(sizeof(ctrl_cq_row_t) == 16, "ctrl_cq_row_t must have no padding");
 
-typedef struct {
-    uint64_t base, len;
-    uint32_t key, pd;
-    uint8_t access, valid;
-    uint16_t rsvd0;
-    uint32_t rsvd1;
-} ctrl_mr_row_t;
-_Static_assert(sizeof(ctrl_mr_row_t) == 32, "ctrl_mr_row_t must have no padding");
+/* the MR table's row is nic_mr_row_t (roce_mr.h), shared with the requester's and the
+ * responder's copies */
 
 HLS_INLINE nic_qp_attr_t row_attr(const ctrl_qp_row_t *r) {
     nic_qp_attr_t a;

@@ -29,8 +29,9 @@ typedef unsigned _BitInt(512) hls_u512; /* one 64-byte data beat */
 /* ---- the top cycle function ---------------------------------------- */
 /* Kept as an external symbol so the native model and rtl-gen both find it. */
 #define HLS_TOP __attribute__((used, noinline))
-/* Helpers are inlined into the cycle function; this makes it explicit. */
-#define HLS_INLINE static inline __attribute__((always_inline))
+/* HLS_INLINE: helpers are inlined into the cycle function (its own header, so plain-C
+ * headers the firmware shares can use it without the rest of this one). */
+#include "hls_inline.h"
 /* Full unroll of a bounded loop (rtl-gen unrolls every loop anyway). */
 #define HLS_UNROLL _Pragma("clang loop unroll(full)")
 

@@ -25,6 +25,8 @@
 
 #include "hls.h"
 #include "nic_types.h"
+#include "nic_wr.h"
+#include "roce_mr.h"
 
 /* ---- namespaces --------------------------------------------------------------------- */
 /* Several PCIe functions (PF + VFs), each with its own QP, CQ and MR namespace (DA1): a VF's
@@ -57,18 +59,16 @@ typedef hls_uint(NIC_QP_BITS) nic_qp_t;
 typedef hls_uint(NIC_CQ_BITS) nic_cq_t;
 typedef hls_uint(NIC_MR_BITS) nic_mr_t;
 
+/* The MR row of key in function fn (the "mr =" line above): ctrl, the requester and the
+ * responder index their MR tables with it. */
+HLS_INLINE nic_mr_t nic_mr_of_key(nic_fn_t fn, uint32_t key) {
+    return (nic_mr_t)(((unsigned)fn << NIC_MR_SLOT_BITS) | ((key >> 8) % NIC_MR_PER_FN));
+}
+
 /* ---- host memory structures (little-endian; docs/nic-host-interface.md) --------------- */
 /* Send queue: a ring of 2^sq_log 64-byte WQEs at sq_base; the host writes WQE i at
- * sq_base + 64 * (i mod 2^sq_log), then rings the SQ doorbell with producer index i + 1. */
-enum {
-    NIC_WR_SEND = 0,
-    NIC_WR_SEND_IMM = 1,
-    NIC_WR_WRITE = 2,
-    NIC_WR_WRITE_IMM = 3,
-    NIC_WR_READ = 4,
-    NIC_WR_CAS = 5,
-    NIC_WR_FAA = 6,
-};
+ * sq_base + 64 * (i mod 2^sq_log), then rings the SQ doorbell with producer index i + 1.
+ * The opcodes NIC_WR_* are in nic_wr.h. */
 enum { NIC_WQE_SIGNALED = 1, NIC_WQE_SOLICITED = 2 };
 typedef struct {
     uint64_t wr_id;        /*  0 returned in the CQE */
@@ -227,10 +227,7 @@ enum { /* MODIFY_QP attribute mask (a subset of enum ibv_qp_attr_mask, same bit 
  * replay cache, RSP_ATOM_SLOTS in hls/responder/responder.h). */
 #define NIC_MAX_RD_ATOMIC NIC_OUTSTANDING
 #define NIC_MAX_DEST_RD_ATOMIC 4
-enum { /* access flags (enum ibv_access_flags) */
-    NIC_ACC_LOCAL_WRITE = 1, NIC_ACC_REMOTE_WRITE = 2, NIC_ACC_REMOTE_READ = 4,
-    NIC_ACC_REMOTE_ATOMIC = 8,
-};
+/* access flags NIC_ACC_*: roce_mr.h */
 /* Everything a QP context holds that software sets. */
 typedef struct {
     hls_uint(3) state;        /* NIC_QPS_* */
@@ -383,6 +380,12 @@ typedef struct {
     hls_u128 ctx_data;
     uint32_t rate;            /* NIC_CFG_THROTTLE */
 } nic_cfg_t;
+
+/* The MR row a NIC_CFG_MR message carries, as the requester and the responder store it. */
+HLS_INLINE nic_mr_row_t nic_cfg_mr_row(const nic_cfg_t *g) {
+    return (nic_mr_row_t){.base = g->base, .len = g->len, .key = g->key, .pd = g->pd, .access = g->access,
+                          .valid = g->valid};
+}
 
 /* ---- datapath events (blocks -> ctrl -> host) ---------------------------------------- */
 enum {

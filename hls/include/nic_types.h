@@ -10,6 +10,7 @@
 #define NIC_TYPES_H
 
 #include "hls.h"
+#include "roce_op.h"
 
 /* ---- beats ------------------------------------------------------------ */
 typedef struct {
@@ -45,30 +46,6 @@ typedef struct {
 #define ATOMICACKETH_LEN 8
 #define IMMDT_LEN 4
 
-/* ---- RC opcodes (transport 000b, IBTA vol. 1 table 38) -------------------- */
-#define ROCE_OP_SEND_FIRST 0x00
-#define ROCE_OP_SEND_MIDDLE 0x01
-#define ROCE_OP_SEND_LAST 0x02
-#define ROCE_OP_SEND_LAST_IMM 0x03
-#define ROCE_OP_SEND_ONLY 0x04
-#define ROCE_OP_SEND_ONLY_IMM 0x05
-#define ROCE_OP_RDMA_WRITE_FIRST 0x06
-#define ROCE_OP_RDMA_WRITE_MIDDLE 0x07
-#define ROCE_OP_RDMA_WRITE_LAST 0x08
-#define ROCE_OP_RDMA_WRITE_LAST_IMM 0x09
-#define ROCE_OP_RDMA_WRITE_ONLY 0x0A
-#define ROCE_OP_RDMA_WRITE_ONLY_IMM 0x0B
-#define ROCE_OP_RDMA_READ_REQUEST 0x0C
-#define ROCE_OP_READ_RESPONSE_FIRST 0x0D
-#define ROCE_OP_READ_RESPONSE_MIDDLE 0x0E
-#define ROCE_OP_READ_RESPONSE_LAST 0x0F
-#define ROCE_OP_READ_RESPONSE_ONLY 0x10
-#define ROCE_OP_ACKNOWLEDGE 0x11
-#define ROCE_OP_ATOMIC_ACKNOWLEDGE 0x12
-#define ROCE_OP_COMPARE_SWAP 0x13
-#define ROCE_OP_FETCH_ADD 0x14
-/* 0x15 is reserved; SEND_*_WITH_INVALIDATE (0x16/0x17, IETH) are not supported yet. */
-#define ROCE_OP_RC_LAST ROCE_OP_FETCH_ADD
 
 /* Requests go to a responder, responses to a requester's completer (IBTA vol. 1 table 38;
  * rxe_rcv: pkt->mask & RXE_REQ_MASK picks rxe_resp vs rxe_comp). One bit per RC opcode, so

@@ -26,6 +26,7 @@
 #include "hls.h"
 #include "nic_if.h"
 #include "nic_types.h"
+#include "roce_psn.h"
 #include "requester_ctx.h"
 #include "requester_mig.h"
 
@@ -78,23 +79,10 @@ enum {
 enum { RQ_TAG_WQE = 0x000, RQ_TAG_PAY = 0x100 }; /* dma tag = kind | qp row */
 enum { RQ_ACK_EVERY = 8 };                       /* AckReq at least every 8th packet */
 
-/* MR row for the lkey check (a copy of ctrl's, from NIC_CFG_MR; zero at power-up = invalid):
- * row = fn * NIC_MR_PER_FN + (key >> 8) % NIC_MR_PER_FN, as ctrl and the responder index it */
-typedef struct {
-    uint64_t base;
-    uint64_t len;
-    uint32_t key;
-    uint32_t pd;
-    uint8_t access;        /* NIC_ACC_* */
-    uint8_t valid;
-    uint16_t rsvd0;
-    uint32_t rsvd1;
-} req_mr_t;                /* 32 bytes */
-
 typedef struct {
     HLS_MEM(req_row_t, NIC_QPS) ctx;       /* send context per QP row (requester_ctx.h) */
     HLS_MEM(uint32_t, NIC_QPS) qp_pd;      /* protection domain per QP row (NIC_CFG_QP) */
-    HLS_MEM(req_mr_t, NIC_MRS) mr;         /* memory regions, for lkey checks */
+    HLS_MEM(nic_mr_row_t, NIC_MRS) mr;     /* copy of ctrl's MR table (NIC_CFG_MR), for lkey checks */
     HLS_MEM(hls_u512, NIC_QPS) wqe_cache;  /* WQE sq_head of each row, valid if wqe_valid */
     hls_uint(5) fsm;
     nic_qp_t q;                            /* row being worked on */
@@ -146,44 +134,22 @@ HLS_INLINE uint64_t wqe_field(hls_u512 w, unsigned byte, unsigned bytes) {
 #define WQE_COMPARE(w) wqe_field(w, 48, 8)
 #define WQE_SWAP_ADD(w) wqe_field(w, 56, 8)
 
-/* log2 of the path MTU in bytes; an out-of-range enum ibv_mtu is clamped to 256..4096. */
-HLS_INLINE unsigned mtu_log(hls_uint(3) pmtu) {
-    unsigned p = (unsigned)pmtu;
-    return (p < 1 ? 1 : p > 5 ? 5 : p) + 7;
-}
-
-/* PSNs a WQE consumes (IB 9.5, 9.7.2): one per SEND/WRITE packet, one per expected READ
- * response packet (a READ request advances the PSN by that count), one per atomic. */
-HLS_INLINE uint32_t wqe_psns(uint8_t op, uint32_t len, unsigned lg) {
-    if (op == NIC_WR_CAS || op == NIC_WR_FAA) return 1;
-    uint64_t n = ((uint64_t)len + ((uint64_t)1 << lg) - 1) >> lg;
-    return n == 0 ? 1 : (uint32_t)n;
-}
-
 /* A WQE the requester cannot send (complete with NIC_WC_LOC_QP_OP_ERR, as rxe does for an
  * unknown opcode or a misaligned / wrong-size atomic: IB 9.4.5 requires 8-byte aligned VA). */
 HLS_INLINE bool wqe_bad(hls_u512 w) {
     uint8_t op = WQE_OPCODE(w);
-    bool atomic = op == NIC_WR_CAS || op == NIC_WR_FAA;
+    bool atomic = wr_is_atomic(op);
     return op > NIC_WR_FAA || (atomic && (WQE_LENGTH(w) != 8 || (WQE_REMOTE(w) & 7) != 0));
 }
 
-/* The local buffer of a new WQE against the MR its lkey names (IB vol. 1 10.6.3 memory
- * protection checks; rxe_mr.c lookup_mr + mr_check_range): a valid MR with this exact key in the QP's
- * PD, the range [local_addr, +len) inside it, and LOCAL_WRITE when the NIC writes the buffer
- * (READ data, an atomic's original value). A zero-length buffer is not accessed: no check. */
-HLS_INLINE bool lkey_ok(hls_u512 w, const req_mr_t *m, uint32_t pd) {
+/* The local buffer of a new WQE against the MR its lkey names (roce_mr.h mr_check): the
+ * NIC reads it (SEND / WRITE payload) or writes it (READ data, an atomic's original value:
+ * LOCAL_WRITE). An atomic's buffer is its 8-byte result whatever the WQE's length says. */
+HLS_INLINE bool lkey_ok(hls_u512 w, const nic_mr_row_t *m, uint32_t pd) {
     uint8_t op = WQE_OPCODE(w);
-    bool atomic = op == NIC_WR_CAS || op == NIC_WR_FAA;
-    uint64_t len = atomic ? 8 : WQE_LENGTH(w);
-    uint64_t va = WQE_LOCAL(w);
-    bool writes = op == NIC_WR_READ || atomic;
-    if (len == 0) return true;
-    if (!m->valid || m->key != WQE_LKEY(w) || m->pd != pd) return false;
-    if (writes && !(m->access & NIC_ACC_LOCAL_WRITE)) return false;
-    if (va < m->base) return false;
-    uint64_t off = va - m->base;
-    return off <= m->len && len <= m->len - off;
+    uint64_t len = wr_is_atomic(op) ? 8 : WQE_LENGTH(w);
+    unsigned acc = wr_reads_back(op) ? NIC_ACC_LOCAL_WRITE : 0;
+    return mr_check(m, WQE_LKEY(w), pd, WQE_LOCAL(w), len, acc);
 }
 
 /* Work to do: ERR/SQE/STOP flush every posted WQE; otherwise the QP must be RTS (a new WQE
@@ -217,13 +183,6 @@ HLS_INLINE void ctx_flush(req_ctx_t *c) {
     }
     c->flushing = true;
     c->own_flush = false;                   /* STOP / ERR / SQE: the completer's ring is empty */
-}
-
-/* 24-bit serial-number compare (IB 9.7.1): PSN a is at or before PSN b. */
-HLS_INLINE bool psn_le(uint32_t a, uint32_t b) { return (((uint32_t)b - (uint32_t)a) & 0x800000u) == 0; }
-
-HLS_INLINE bool is_rd_atomic(uint8_t op) {
-    return op == NIC_WR_READ || op == NIC_WR_CAS || op == NIC_WR_FAA;
 }
 
 /* Bit (i % NIC_OUTSTANDING) of the rd_mask for SQ index i. */
@@ -418,7 +377,7 @@ HLS_INLINE nic_wqe_rec_t make_rec(nic_qp_t q, const req_ctx_t *c, hls_u512 w, un
     r.qp = q;
     r.wqe_index = c->sq_head;
     r.first_psn = c->next_psn;
-    r.last_psn = (hls_u24)(c->next_psn + (hls_u24)(wqe_psns(op, WQE_LENGTH(w), lg) - 1));
+    r.last_psn = (hls_u24)psn_add(c->next_psn, wqe_psns(op, WQE_LENGTH(w), lg) - 1);
     r.wr_opcode = op;
     r.signaled = (WQE_FLAGS(w) & NIC_WQE_SIGNALED) != 0;
     r.flush = c->flushing;
@@ -525,14 +484,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             } else {
                 out->cfg_ready = true;        /* CQ rows and throttles are not the requester's */
                 if (kind == NIC_CFG_MR) {
-                    req_mr_t m = {0};
-                    m.base = g->base;
-                    m.len = g->len;
-                    m.key = g->key;
-                    m.pd = g->pd;
-                    m.access = g->access;
-                    m.valid = g->valid;
-                    hls_mem_write(&st->mr, g->mr, m);
+                    hls_mem_write(&st->mr, g->mr, nic_cfg_mr_row(g));
                 }
                 if (kind == NIC_CFG_FN) {
                     st->fn_mac[g->fn] = g->mac & rp_mask(48);
@@ -759,9 +711,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         break;
 
     case RQ_MR: {
-        unsigned fn = (unsigned)st->q >> NIC_QP_SLOT_BITS;
-        uint32_t key = WQE_LKEY(st->wqe);
-        hls_mem_read(&st->mr, (fn << NIC_MR_SLOT_BITS) | ((key >> 8) & (NIC_MR_PER_FN - 1)));
+        nic_fn_t fn = (nic_fn_t)((unsigned)st->q >> NIC_QP_SLOT_BITS);
+        hls_mem_read(&st->mr, nic_mr_of_key(fn, WQE_LKEY(st->wqe)));
         st->fsm = RQ_DECIDE;
         break;
     }
@@ -771,7 +722,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         bool fresh = c.sq_head == c.sq_hi;       /* no record emitted for WQE sq_head yet */
         bool bad = wqe_bad(st->wqe);
         /* the MR row was read in RQ_MR for a new WQE (wqe_new) */
-        const req_mr_t m = st->mr.hls_mem_rdata;
+        const nic_mr_row_t m = st->mr.hls_mem_rdata;
         bool prot = fresh && !c.flushing && !bad && !lkey_ok(st->wqe, &m, st->pd);
         /* a REWIND offset outside this message (into a WQE not yet started, at or past its
          * end, into an atomic): resend the message from its first PSN instead of reading past
@@ -798,7 +749,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             ctx_flush(&c);
             c.own_flush = true;
             st->fsm = RQ_WB;
-        } else if (fresh && is_rd_atomic(WQE_OPCODE(st->wqe)) &&
+        } else if (fresh && wr_reads_back(WQE_OPCODE(st->wqe)) &&
                    (unsigned)__builtin_popcount(c.rd_mask) >= (unsigned)c.max_rd) {
             /* initiator depth reached (max_rd_atomic, IB 9.4.4: never more READ/atomic in
              * flight than the peer's responder resources, whose replay cache would otherwise
@@ -806,7 +757,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.rd_wait = true;
             st->fsm = RQ_WB;
         } else if (fresh) {
-            if (is_rd_atomic(WQE_OPCODE(st->wqe))) c.rd_mask = c.rd_mask | rd_bit(c.sq_head);
+            if (wr_reads_back(WQE_OPCODE(st->wqe))) c.rd_mask = c.rd_mask | rd_bit(c.sq_head);
             c.sq_hi = (uint16_t)(c.sq_head + 1);
             st->after_rec = RQ_BUILD;
             st->fsm = RQ_REC;
@@ -845,7 +796,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         uint8_t op = WQE_OPCODE(st->wqe);
         /* a READ request takes a PSN per response packet it asks for (from offset on) */
         uint32_t rest = WQE_LENGTH(st->wqe) - c.offset;
-        c.next_psn = (hls_u24)(c.next_psn + (hls_u24)(op == NIC_WR_READ ? wqe_psns(op, rest, lg) : 1));
+        c.next_psn = (hls_u24)psn_add(c.next_psn, op == NIC_WR_READ ? wqe_psns(op, rest, lg) : 1);
         if (last) {
             c.sq_head = (uint16_t)(c.sq_head + 1);
             c.offset = 0;
@@ -853,14 +804,14 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         } else {
             c.offset = c.offset + plen;
         }
-        if (c.ret && (is_rd_atomic(op) || probe)) { /* the re-issued request or probe is out */
+        if (c.ret && (wr_reads_back(op) || probe)) { /* the re-issued request or probe is out */
             c.sq_head = c.ret_head;
             c.offset = c.ret_offset;
             c.next_psn = c.ret_psn;
             c.wqe_valid = false;
             c.ret = false;
         }
-        if (c.hold && is_rd_atomic(op)) {       /* the re-issue is out: hold if the peer has */
+        if (c.hold && wr_reads_back(op)) {       /* the re-issue is out: hold if the peer has */
             c.held = psn_le(c.next_psn, c.rb_psn); /* where the stream goes on (apply_ctl) */
             c.hold = false;
         }
@@ -951,7 +902,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         /* the resume probe's target when WQE una is a READ/atomic: the first SEND/WRITE
          * behind it whose first packet was sent (RQ_LOAD) */
         bool rb_sent = (uint16_t)(c.rb_idx - c.una) < (uint16_t)(c.sq_head - c.una) || (at_head && c.offset != 0);
-        if (!c.probe_at && !c.ret && !c.flushing && (c.rd_mask & rd_bit(c.una)) != 0 && !is_rd_atomic(op) &&
+        if (!c.probe_at && !c.ret && !c.flushing && (c.rd_mask & rd_bit(c.una)) != 0 && !wr_reads_back(op) &&
             rb_sent) {
             c.probe_at = true;
             c.ret_head = c.rb_idx;

@@ -13,6 +13,7 @@
  * PSN check, opcode sequence, MTU length rules, RNR, rkey/PD/range/access, then execute. */
 #include "responder.h"
 #include "nic_ctx.h"
+#include "roce_psn.h"
 
 /* The context words (nic_ctx.h) against this block's rows: the firmware's view and ours. */
 _Static_assert(NIC_CTX_RESP_QP_WORDS * 128 == NIC_CTX_RSP_BITS, "RESP_QP words");
@@ -32,14 +33,7 @@ _Static_assert(RSP_ATOM_SLOTS == 4, "REPLAY_FILL encodes 4 slots in 3 bits");
 #define AETH_NAK_INV 0x61  /* invalid request */
 #define AETH_NAK_ACC 0x62  /* remote access error */
 #define AETH_NAK_OP 0x63   /* remote operational error */
-#define PSN_MASK 0xFFFFFFu
 #define RETH_LEN_MAX 0x80000000u /* IB 9.4.4: DMA length at most 2^31 */
-
-/* enum ibv_mtu -> log2 bytes; out-of-range values are clamped (garbage must stay defined). */
-HLS_INLINE unsigned mtu_shift(uint8_t pmtu) {
-    unsigned p = pmtu < 1 ? 1 : (pmtu > 5 ? 5 : pmtu);
-    return p + 7;
-}
 
 /* States in which an RC QP's receive side accepts requests (IB 10.3.1; rxe check). */
 HLS_INLINE bool state_accepts(uint8_t s) {
@@ -66,17 +60,6 @@ HLS_INLINE uint64_t rq_wqe_addr(const rsp_qpc_t *c) {
     uint32_t mask = c->rq_log >= 16 ? 0xFFFFu : ((uint32_t)1 << c->rq_log) - 1;
     uint16_t i = c->wqe_reload ? (uint16_t)(c->rq_head - 1) : c->rq_head; /* the open SEND's */
     return c->rq_base + 32 * (uint64_t)(i & mask);
-}
-
-/* Key, PD, range and access checks of IB 9.7.4.1.5 (rxe check_rkey) and of an lkey
- * (10.6.3.2); qp_acc is the QP's remote access, or acc itself for a local access. */
-HLS_INLINE bool mr_allows(const rsp_mr_t *m, uint32_t pd, uint8_t qp_acc, uint64_t va,
-                          uint32_t key, uint32_t len, uint8_t acc) {
-    if (!m->valid || m->key != key || m->pd != pd) return false;
-    if (!(m->access & acc) || !(qp_acc & acc)) return false;
-    if (va < m->base) return false;
-    uint64_t off = va - m->base;
-    return off <= m->len && (uint64_t)len <= m->len - off;
 }
 
 /* A response packet to the peer of the QP in ctx, from the QP's function. */
@@ -111,7 +94,7 @@ HLS_INLINE void queue_cqe(responder_state *st, uint64_t wr_id, uint32_t byte_len
     c.cqe.wr_id = wr_id;
     c.cqe.byte_len = byte_len;
     c.cqe.imm = with_imm ? st->pkt.hdr.imm : 0;
-    c.cqe.qpn = st->ctx.qpn & PSN_MASK;
+    c.cqe.qpn = st->ctx.qpn & ROCE_PSN_MASK;
     c.cqe.opcode = opcode;
     c.cqe.status = status;
     c.cqe.flags = with_imm ? NIC_CQE_WITH_IMM : 0;
@@ -146,7 +129,7 @@ HLS_INLINE void fatal(responder_state *st, uint8_t syndrome, uint8_t wc_status) 
  * (IB 9.7.5.1.4); FIRST/ONLY unless the head's FIRST is already out. */
 HLS_INLINE void start_rd_pkt(responder_state *st) {
     unsigned h = st->rq.head & (RSP_RD_SLOTS - 1);
-    uint32_t mtu = (uint32_t)1 << mtu_shift(st->ctx.pmtu);
+    uint32_t mtu = (uint32_t)1 << mtu_log(st->ctx.pmtu);
     uint32_t rem = st->rq.len[h];
     bool end = rem <= mtu;
     uint32_t n = end ? rem : mtu;
@@ -182,7 +165,7 @@ HLS_INLINE void advance_rd(responder_state *st) {
     uint32_t rem = st->rq.len[h] - st->rd_n;
     st->rq.va[h] = st->rq.va[h] + st->rd_n;
     st->rq.len[h] = rem;
-    st->rq.psn[h] = (st->rq.psn[h] + 1) & PSN_MASK;
+    st->rq.psn[h] = psn_add(st->rq.psn[h], 1);
     st->rq.started = 1;
     if (rem == 0) {
         st->rq.head = (uint8_t)((h + 1) & (RSP_RD_SLOTS - 1));
@@ -218,9 +201,9 @@ HLS_INLINE void write_back(responder_state *st) {
  * packet (MSN, receive CQE), ACK if asked (coalescing: 9.7.5.1.1). */
 HLS_INLINE void accept_send(responder_state *st, bool ends) {
     uint8_t op = st->pkt.hdr.opcode;
-    st->ctx.epsn = (st->ctx.epsn + 1) & PSN_MASK;
+    st->ctx.epsn = psn_add(st->ctx.epsn, 1);
     if (ends) {
-        st->ctx.msn = (st->ctx.msn + 1) & PSN_MASK;
+        st->ctx.msn = (st->ctx.msn + 1) & ROCE_PSN_MASK;
         st->ctx.open = RSP_OPEN_NONE;
         bool imm = op == ROCE_OP_SEND_LAST_IMM || op == ROCE_OP_SEND_ONLY_IMM;
         queue_cqe(st, st->ctx.wqe_id, st->ctx.off, NIC_WC_RECV, NIC_WC_SUCCESS, imm);
@@ -252,8 +235,8 @@ HLS_INLINE void finish_atomic(responder_state *st) {
     a.valid |= 1u << slot;
     hls_mem_write(&st->atom, st->row, a);
     st->ctx.atom_next = (uint8_t)((slot + 1) & (RSP_ATOM_SLOTS - 1));
-    st->ctx.epsn = (st->ctx.epsn + 1) & PSN_MASK;
-    st->ctx.msn = (st->ctx.msn + 1) & PSN_MASK;
+    st->ctx.epsn = psn_add(st->ctx.epsn, 1);
+    st->ctx.msn = (st->ctx.msn + 1) & ROCE_PSN_MASK;
     roce_hdr_t d = base_desc(st, ROCE_OP_ATOMIC_ACKNOWLEDGE, h->psn);
     d.aeth_syndrome = AETH_ACK;
     d.aeth_msn = (hls_u24)st->ctx.msn;
@@ -336,7 +319,7 @@ HLS_INLINE void apply_cfg(responder_state *st) {
  * (new requests) the validations in rxe's order, then what to execute. */
 HLS_INLINE void check_packet(responder_state *st) {
     const rsp_qpc_t c = st->qpc.hls_mem_rdata;
-    const rsp_mr_t mr = st->mr.hls_mem_rdata;
+    const nic_mr_row_t mr = st->mr.hls_mem_rdata;
     const rsp_atom_t at = st->atom.hls_mem_rdata;
     const rsp_rdq_t r = st->rdq.hls_mem_rdata;
     const roce_hdr_t *h = &st->pkt.hdr;
@@ -349,15 +332,14 @@ HLS_INLINE void check_packet(responder_state *st) {
     st->pay_rem = (uint16_t)plen;
     st->phase = plen ? RSP_PAY : RSP_FIN;
 
-    bool is_send = op <= ROCE_OP_SEND_ONLY_IMM;
-    bool is_write = op >= ROCE_OP_RDMA_WRITE_FIRST && op <= ROCE_OP_RDMA_WRITE_ONLY_IMM;
-    bool is_read = op == ROCE_OP_RDMA_READ_REQUEST;
-    bool is_atomic = op == ROCE_OP_COMPARE_SWAP || op == ROCE_OP_FETCH_ADD;
-    bool first = op == ROCE_OP_SEND_FIRST || op == ROCE_OP_RDMA_WRITE_FIRST;
-    bool middle = op == ROCE_OP_SEND_MIDDLE || op == ROCE_OP_RDMA_WRITE_MIDDLE;
-    bool only = op == ROCE_OP_SEND_ONLY || op == ROCE_OP_SEND_ONLY_IMM ||
-                op == ROCE_OP_RDMA_WRITE_ONLY || op == ROCE_OP_RDMA_WRITE_ONLY_IMM;
-    bool last = !first && !middle && !only && (is_send || is_write);
+    bool is_send = roce_op_is_send(op);
+    bool is_write = roce_op_is_write(op);
+    bool is_read = roce_op_is_read(op);
+    bool is_atomic = roce_op_is_atomic(op);
+    bool first = roce_op_is_first(op);
+    bool middle = roce_op_is_middle(op);
+    bool only = roce_op_is_only(op);
+    bool last = roce_op_is_last(op);
     bool need_wqe = op == ROCE_OP_SEND_FIRST || op == ROCE_OP_SEND_ONLY ||
                     op == ROCE_OP_SEND_ONLY_IMM || op == ROCE_OP_RDMA_WRITE_LAST_IMM ||
                     op == ROCE_OP_RDMA_WRITE_ONLY_IMM;
@@ -376,9 +358,10 @@ HLS_INLINE void check_packet(responder_state *st) {
         }
         return;
     }
-    hls_u24 dpsn = h->psn - (hls_u24)c.epsn;
-    bool future = dpsn != 0 && dpsn < 0x800000; /* 9.7.4.1.2: serial arithmetic */
-    bool duplicate = dpsn >= 0x800000;
+    /* 9.7.4.1.2: serial arithmetic; exactly 2^23 behind EPSN is still a duplicate */
+    uint32_t dpsn = psn_sub(h->psn, c.epsn);
+    bool duplicate = psn_lt(h->psn, c.epsn);
+    bool future = dpsn != 0 && !duplicate;
 
     uint64_t va = is_atomic ? h->atomic_va : h->reth_va;
     uint32_t rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
@@ -386,7 +369,9 @@ HLS_INLINE void check_packet(responder_state *st) {
     uint8_t acc = is_read ? NIC_ACC_REMOTE_READ
                           : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
     bool has_key = is_atomic || (ext & ROCE_EXT_RETH);
-    bool key_ok = !has_key || rlen == 0 || mr_allows(&mr, c.pd, c.access, va, rkey, rlen, acc);
+    /* a zero-length RDMA is not checked at all, the QP's access flags included (rxe checks
+     * those first: docs/responder.md "Not implemented yet") */
+    bool key_ok = !has_key || rlen == 0 || ((c.access & acc) != 0 && mr_check(&mr, rkey, c.pd, va, rlen, acc));
     bool reth_ok = !(ext & ROCE_EXT_RETH) || h->reth_len <= RETH_LEN_MAX;
 
     /* READs still being answered: responses go out in PSN order (IB 9.5), so anything but a
@@ -408,11 +393,9 @@ HLS_INLINE void check_packet(responder_state *st) {
          * there cut each round's answer to the packets sent before the next retried READ
          * arrived: two packets of a 1 MiB READ per round, testbench/migration seed 9) */
         unsigned t = (r.head + r.count - 1) & (RSP_RD_SLOTS - 1);
-        unsigned sh = mtu_shift(c.pmtu);
-        uint32_t tail_pkts = r.len[t] == 0 ? 1
-                           : (uint32_t)(((uint64_t)r.len[t] + ((uint64_t)1 << sh) - 1) >> sh);
-        hls_u24 past_tail = h->psn - (hls_u24)(r.psn[t] + tail_pkts);
-        bool behind = r.count != 0 && past_tail < 0x800000;
+        unsigned sh = mtu_log(c.pmtu);
+        uint32_t tail_pkts = mtu_packets(r.len[t], sh);
+        bool behind = r.count != 0 && psn_le(psn_add(r.psn[t], tail_pkts), h->psn);
         if (!key_ok || !reth_ok || (behind && r.count >= RSP_RD_SLOTS)) {
             st->dropped = st->dropped + 1; /* no room: the requester's next round asks again */
         } else if (behind) {
@@ -452,11 +435,11 @@ HLS_INLINE void check_packet(responder_state *st) {
                 st->dropped = st->dropped + 1;
             }
         } else { /* SEND/WRITE: not again; ACK the last good PSN (C9-105) */
-            queue_ack(st, AETH_ACK, (hls_u24)(c.epsn - 1));
+            queue_ack(st, AETH_ACK, (hls_u24)psn_sub(c.epsn, 1));
         }
     } else {
         st->ctx.nak_pending = 0; /* the expected PSN arrived: a new gap may be NAKed again */
-        uint32_t mtu = (uint32_t)1 << mtu_shift(c.pmtu);
+        uint32_t mtu = (uint32_t)1 << mtu_log(c.pmtu);
         uint8_t want_open = (first || only || is_read || is_atomic)
                                 ? RSP_OPEN_NONE
                                 : (is_send ? RSP_OPEN_SEND : RSP_OPEN_WRITE);
@@ -496,9 +479,9 @@ HLS_INLINE void check_packet(responder_state *st) {
             st->pay_addr = st->ctx.addr;
             st->ctx.addr = st->ctx.addr + plen;
             st->ctx.len = wrem - plen;
-            st->ctx.epsn = (c.epsn + 1) & PSN_MASK;
+            st->ctx.epsn = psn_add(c.epsn, 1);
             st->ctx.open = (last || only) ? RSP_OPEN_NONE : RSP_OPEN_WRITE;
-            if (last || only) st->ctx.msn = (c.msn + 1) & PSN_MASK;
+            if (last || only) st->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
             if (h->ack_req) queue_ack(st, AETH_ACK, h->psn);
             st->discard = false;
             if (need_wqe) {
@@ -506,10 +489,9 @@ HLS_INLINE void check_packet(responder_state *st) {
                 st->phase = RSP_WQE_REQ;
             }
         } else if (is_read) {
-            unsigned sh = mtu_shift(c.pmtu);
-            uint32_t npkt = h->reth_len == 0 ? 1 : (h->reth_len + mtu - 1) >> sh;
-            st->ctx.epsn = (c.epsn + npkt) & PSN_MASK;
-            st->ctx.msn = (c.msn + 1) & PSN_MASK;
+            uint32_t npkt = mtu_packets(h->reth_len, mtu_log(c.pmtu));
+            st->ctx.epsn = psn_add(c.epsn, npkt);
+            st->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
             /* queued behind the READs not yet answered; IDLE schedules its packets */
             put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, st->ctx.msn, true);
             st->rq.count = (uint8_t)(r.count + 1);
@@ -552,8 +534,7 @@ HLS_INLINE void take_wqe(responder_state *st, const nic_dma_resp_t *r) {
         st->ctx.off = 0;
         st->ctx.open = RSP_OPEN_SEND;
         st->wqe_lkey = lkey;
-        hls_mem_read(&st->mr, ((unsigned)st->pkt.fn << NIC_MR_SLOT_BITS) |
-                                  ((lkey >> 8) & (NIC_MR_PER_FN - 1)));
+        hls_mem_read(&st->mr, nic_mr_of_key(st->pkt.fn, lkey));
         st->phase = RSP_WQE_KEY;
     } else {
         queue_cqe(st, wr_id, st->ctx.off, NIC_WC_RECV_RDMA_WITH_IMM, NIC_WC_SUCCESS, true);
@@ -564,10 +545,9 @@ HLS_INLINE void take_wqe(responder_state *st, const nic_dma_resp_t *r) {
  * lkey is a malformed WQE, class A: NAK remote operational error); then the SEND's length
  * against the buffer. */
 HLS_INLINE void open_send(responder_state *st) {
-    const rsp_mr_t mr = st->mr.hls_mem_rdata;
+    const nic_mr_row_t mr = st->mr.hls_mem_rdata;
     uint32_t plen = (uint32_t)st->pkt.hdr.payload_len;
-    bool buf_ok = st->ctx.len == 0 || mr_allows(&mr, st->ctx.pd, NIC_ACC_LOCAL_WRITE, st->ctx.addr,
-                                                st->wqe_lkey, st->ctx.len, NIC_ACC_LOCAL_WRITE);
+    bool buf_ok = mr_check(&mr, st->wqe_lkey, st->ctx.pd, st->ctx.addr, st->ctx.len, NIC_ACC_LOCAL_WRITE);
     st->phase = plen ? RSP_PAY : RSP_FIN;
     if (!buf_ok) {
         fatal(st, AETH_NAK_OP, NIC_WC_LOC_PROT_ERR);
@@ -609,15 +589,15 @@ HLS_INLINE hls_u128 resp_qp_word(const rsp_qpc_t *c, const rsp_rdq_t *r, const r
     unsigned h = r->head & (RSP_RD_SLOTS - 1);
     bool behind = r->count > 1 && ((r->fresh >> ((h + 1) & (RSP_RD_SLOTS - 1))) & 1);
     uint32_t epsn = behind ? r->psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c->epsn;
-    uint32_t msn = (c->msn - (behind ? (uint32_t)r->count - 1 : 0)) & PSN_MASK;
-    unsigned sh = mtu_shift(c->pmtu);
+    uint32_t msn = (c->msn - (behind ? (uint32_t)r->count - 1 : 0)) & ROCE_PSN_MASK;
+    unsigned sh = mtu_log(c->pmtu);
     uint32_t left = r->len[h];
-    uint32_t pkts = left == 0 ? 1 : (uint32_t)(((uint64_t)left + ((uint64_t)1 << sh) - 1) >> sh);
+    uint32_t pkts = mtu_packets(left, sh);
     bool read_kept = r->count != 0 && c->open == RSP_OPEN_NONE &&
-                     ((r->psn[h] + pkts) & PSN_MASK) == epsn;
+                     psn_add(r->psn[h], pkts) == epsn;
     unsigned cls = c->open != RSP_OPEN_NONE ? c->open : (read_kept ? NIC_CTX_RSP_POS_READ : 0u);
     if (w == 0) {
-        hls_u128 d = (hls_u128)(epsn & PSN_MASK);
+        hls_u128 d = (hls_u128)(epsn & ROCE_PSN_MASK);
         d |= (hls_u128)msn << NIC_CTX_RSP_MSN;
         d |= (hls_u128)c->rq_head << NIC_CTX_RSP_RQ_HEAD;
         d |= (hls_u128)c->rq_tail << NIC_CTX_RSP_RQ_TAIL;
@@ -625,7 +605,7 @@ HLS_INLINE hls_u128 resp_qp_word(const rsp_qpc_t *c, const rsp_rdq_t *r, const r
         d |= (hls_u128)(c->nak_pending & 1u) << NIC_CTX_RSP_NAK_PENDING;
         d |= (hls_u128)(read_kept && r->started) << NIC_CTX_RSP_RD_STARTED;
         d |= (hls_u128)replay_fill(c, a) << NIC_CTX_RSP_REPLAY_FILL;
-        if (read_kept) d |= (hls_u128)(r->psn[h] & PSN_MASK) << NIC_CTX_RSP_RD_PSN;
+        if (read_kept) d |= (hls_u128)(r->psn[h] & ROCE_PSN_MASK) << NIC_CTX_RSP_RD_PSN;
         return d;
     }
     if (w != 1 || cls == RSP_OPEN_NONE) return 0;
@@ -643,8 +623,8 @@ HLS_INLINE void load_resp_qp_word(rsp_qpc_t *c, rsp_rdq_t *r, rsp_atom_t *a, uns
     if (w == 0) {
         unsigned cls = (unsigned)(d >> NIC_CTX_RSP_POS_CLASS) & 3;
         unsigned fill = (unsigned)(d >> NIC_CTX_RSP_REPLAY_FILL) & 7;
-        c->epsn = (uint32_t)d & PSN_MASK;
-        c->msn = (uint32_t)(d >> NIC_CTX_RSP_MSN) & PSN_MASK;
+        c->epsn = (uint32_t)d & ROCE_PSN_MASK;
+        c->msn = (uint32_t)(d >> NIC_CTX_RSP_MSN) & ROCE_PSN_MASK;
         c->rq_head = (uint16_t)(d >> NIC_CTX_RSP_RQ_HEAD);
         c->rq_tail = (uint16_t)(d >> NIC_CTX_RSP_RQ_TAIL);
         c->nak_pending = (uint8_t)((d >> NIC_CTX_RSP_NAK_PENDING) & 1);
@@ -655,7 +635,7 @@ HLS_INLINE void load_resp_qp_word(rsp_qpc_t *c, rsp_rdq_t *r, rsp_atom_t *a, uns
         r->head = 0;
         r->count = cls == NIC_CTX_RSP_POS_READ;
         r->started = (uint8_t)((d >> NIC_CTX_RSP_RD_STARTED) & 1);
-        r->psn[0] = (uint32_t)(d >> NIC_CTX_RSP_RD_PSN) & PSN_MASK;
+        r->psn[0] = (uint32_t)(d >> NIC_CTX_RSP_RD_PSN) & ROCE_PSN_MASK;
         r->msn[0] = c->msn; /* the READ's AETH MSN: it was the last message accepted */
     } else if (w == 1) {
         uint64_t va = (uint64_t)d;
@@ -679,7 +659,7 @@ HLS_INLINE void serve_ctx(responder_state *st) {
     bool qp_sect = g->ctx_sect == NIC_CTX_RESP_QP;
     hls_u128 d = qp_sect ? resp_qp_word(&c, &r, &a, w)
                          : ((hls_u128)a.orig[slot] |
-                            (hls_u128)(a.psn[slot] & PSN_MASK) << NIC_CTX_RSP_ATOM_PSN);
+                            (hls_u128)(a.psn[slot] & ROCE_PSN_MASK) << NIC_CTX_RSP_ATOM_PSN);
     st->phase = RSP_EMIT;
     if (g->ctx_write) {
         d = g->ctx_data;
@@ -687,7 +667,7 @@ HLS_INLINE void serve_ctx(responder_state *st) {
             load_resp_qp_word(&c, &r, &a, w, d);
         } else {
             a.orig[slot] = (uint64_t)d;
-            a.psn[slot] = (uint32_t)(d >> NIC_CTX_RSP_ATOM_PSN) & PSN_MASK;
+            a.psn[slot] = (uint32_t)(d >> NIC_CTX_RSP_ATOM_PSN) & ROCE_PSN_MASK;
         }
         hls_mem_write(&st->atom, st->row, a);
         st->ctx = c;
@@ -772,14 +752,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
                 hls_mem_read(&st->rdq, g->qp);
                 st->phase = RSP_CFG;
             } else if (g->kind == NIC_CFG_MR) {
-                rsp_mr_t m = {0};
-                m.base = g->base;
-                m.len = g->len;
-                m.key = g->key;
-                m.pd = g->pd;
-                m.access = g->access;
-                m.valid = g->valid;
-                hls_mem_write(&st->mr, g->mr, m);
+                hls_mem_write(&st->mr, g->mr, nic_cfg_mr_row(g));
             } else if (g->kind == NIC_CFG_FN) {
                 st->fn_mac[g->fn] = g->mac & 0xFFFFFFFFFFFFull;
                 st->fn_ip[g->fn] = g->ip;
@@ -850,7 +823,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         } else if (take_pkt) {
             nic_rx_pkt_t p = next_pkt;
             pkt_taken = true;
-            bool atomic = p.hdr.opcode == ROCE_OP_COMPARE_SWAP || p.hdr.opcode == ROCE_OP_FETCH_ADD;
+            bool atomic = roce_op_is_atomic(p.hdr.opcode);
             uint32_t rkey = atomic ? p.hdr.atomic_rkey : p.hdr.reth_rkey;
             st->pkt = p;
             st->parked = false;
@@ -862,8 +835,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             st->need_ev = false;
             hls_mem_read(&st->qpc, st->row);
             hls_mem_read(&st->rdq, st->row);
-            hls_mem_read(&st->mr, ((unsigned)p.fn << NIC_MR_SLOT_BITS) |
-                                      ((rkey >> 8) & (NIC_MR_PER_FN - 1)));
+            hls_mem_read(&st->mr, nic_mr_of_key(p.fn, rkey));
             hls_mem_read(&st->atom, st->row);
             st->phase = RSP_CHECK;
         } else if (eligible != 0) {
@@ -994,7 +966,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
          * the turn ends at a packet boundary with no read outstanding. */
         bool others = in->cfg.valid || in->rq_db.valid || (in->rx_pkt.valid && !st->parked) ||
                       (st->parked && park_row != st->row) || (eligible & ~bit_set(0, st->row, true)) != 0;
-        uint32_t mtu = (uint32_t)1 << mtu_shift(st->ctx.pmtu);
+        uint32_t mtu = (uint32_t)1 << mtu_log(st->ctx.pmtu);
         uint32_t iss_n = st->iss_rem < mtu ? st->iss_rem : mtu;
         bool can_issue = st->iss_rem != 0 && st->ahead < RSP_RD_AHEAD &&
                          (st->ahead == 0 || st->iss_hold || !others);

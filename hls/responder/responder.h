@@ -41,18 +41,6 @@ typedef struct {
     uint8_t rsvd[7];
 } rsp_qpc_t;               /* 88 bytes */
 
-/* ---- MR row: row = fn * NIC_MR_PER_FN + (key >> 8) % NIC_MR_PER_FN ------------------ */
-typedef struct {
-    uint64_t base;
-    uint64_t len;
-    uint32_t key;
-    uint32_t pd;
-    uint8_t access;
-    uint8_t valid;
-    uint16_t rsvd0;
-    uint32_t rsvd1;
-} rsp_mr_t;                /* 32 bytes */
-
 /* ---- atomic replay cache, one row per QP: the last RSP_ATOM_SLOTS executed atomics */
 #define RSP_ATOM_SLOTS 4
 typedef struct {
@@ -141,7 +129,7 @@ enum { RSP_TAG_WQE = 1, RSP_TAG_READ = 2, RSP_TAG_ATOMIC = 3 };
 
 typedef struct {
     HLS_MEM(rsp_qpc_t, NIC_QPS) qpc;
-    HLS_MEM(rsp_mr_t, NIC_MRS) mr;
+    HLS_MEM(nic_mr_row_t, NIC_MRS) mr;    /* copy of ctrl's MR table (NIC_CFG_MR), for key checks */
     HLS_MEM(rsp_atom_t, NIC_QPS) atom;
     HLS_MEM(rsp_rdq_t, NIC_QPS) rdq;
     uint64_t fn_mac[NIC_FNS];     /* NIC_CFG_FN: source of our ACKs and responses */

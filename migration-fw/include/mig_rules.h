@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "roce_mr.h"            /* NIC_ACC_* and REG_MR's rules, ctrl's own lines */
+
 enum mig_qp_state {             /* NIC_QPS_* */
     MIG_QPS_RESET = 0, MIG_QPS_INIT = 1, MIG_QPS_RTR = 2, MIG_QPS_RTS = 3,
     MIG_QPS_SQD = 4, MIG_QPS_SQE = 5, MIG_QPS_ERR = 6,
@@ -21,10 +23,6 @@ enum mig_qp_state {             /* NIC_QPS_* */
 #define MIG_MAX_RD_ATOMIC 16u   /* NIC_MAX_RD_ATOMIC (F_MAX_RD_ATOMIC) */
 #define MIG_MAX_DEST_RD_ATOMIC 4u /* NIC_MAX_DEST_RD_ATOMIC: the replay slots (F_MAX_DEST_RD_ATOMIC) */
 #define MIG_CQ_LOG_MAX 15u      /* CREATE_CQ: the CQ doorbell's consumer index is 16 bits (F_LOG) */
-enum {                          /* NIC_ACC_*: REG_MR needs LOCAL_WRITE for remote write / atomic */
-    MIG_ACC_LOCAL_WRITE = 1, MIG_ACC_REMOTE_WRITE = 2, MIG_ACC_REMOTE_READ = 4,
-    MIG_ACC_REMOTE_ATOMIC = 8,
-};
 
 /* ctrl_rules.h's mac_ok: unicast (I/G bit, bit 40, clear), non-zero, 48 bits */
 static inline bool mig_mac_ok(uint64_t mac)

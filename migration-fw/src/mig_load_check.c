@@ -97,10 +97,11 @@ static int check_cq(const struct rec_view *v, struct mig_resp *resp)
 static int check_mr(const struct rec_view *v, struct mig_resp *resp)
 {
     uint64_t access = get(v, MIG_MRF_ACCESS), len = get(v, MIG_MRF_LEN);
-    /* base (57 bits) + len (58 bits) cannot wrap 64 bits: ctrl's F_LEN wrap check holds */
-    if ((access & (MIG_ACC_REMOTE_WRITE | MIG_ACC_REMOTE_ATOMIC)) && !(access & MIG_ACC_LOCAL_WRITE))
-        return refuse_field(v, MIG_MRF_ACCESS, access, resp);
-    if (len == 0) return refuse_field(v, MIG_MRF_LEN, len, resp);
+    /* REG_MR's rules, ctrl's lines (roce_mr.h). The image's widths keep unknown flags (ACCESS
+     * is 4 bits) and an end past 2^64 (BASE 57 bits + LEN 58) out, so the range rule depends on
+     * LEN alone: it is asked with base 0 and BASE is not read (a read costs MIG_COST_FIELD) */
+    if (!mr_reg_access_ok((unsigned)access)) return refuse_field(v, MIG_MRF_ACCESS, access, resp);
+    if (!mr_reg_range_ok(0, len)) return refuse_field(v, MIG_MRF_LEN, len, resp);
     return MIG_OK;
 }
 

@@ -3,6 +3,8 @@
 
 #include "mig_cost.h"
 #include "mig_libc.h"
+#include "roce_mtu.h"
+#include "roce_psn.h"
 
 static uint64_t low_mask(unsigned n) { return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; }
 
@@ -119,11 +121,10 @@ int mig_record_pack(const struct mig_hal *hal, unsigned table, const mig_row_t r
 static void derive_read_psn(mig_row_t row)
 {
     if (mig_row_field(MIG_TABLE_QP, row, MIG_QPF_POS_CLASS) != MIG_POS_READ_RESP) return;
-    /* the next response's PSN: EPSN less the packets still to send (PMTU 1..5: 256..4096) */
-    uint64_t left = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_POS_LEFT);
-    uint64_t mtu = (uint64_t)1 << mig_mtu_shift(row);
-    uint64_t packets = left ? (left + mtu - 1) / mtu : 1;
-    uint64_t psn = (mig_row_field(MIG_TABLE_QP, row, MIG_QPF_EPSN) - packets) & 0xffffff;
+    /* the next response's PSN: EPSN less the packets still to send */
+    uint32_t left = (uint32_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_POS_LEFT); /* 31 bits */
+    uint32_t packets = mtu_packets(left, mig_mtu_shift(row));
+    uint32_t psn = psn_sub((uint32_t)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_EPSN), packets);
     mig_words_put(row[MIG_SEC_QP_RESP], NIC_CTX_RSP_RD_PSN, 24, psn);
 }
 
@@ -154,8 +155,7 @@ static void derive_retry_state(mig_row_t row)
 
 unsigned mig_mtu_shift(const mig_row_t row)
 {
-    uint64_t pmtu = mig_row_field(MIG_TABLE_QP, row, MIG_QPF_PMTU);
-    return pmtu < 1 ? 8u : pmtu > 5 ? 12u : 7u + (unsigned)pmtu;
+    return mtu_log((unsigned)mig_row_field(MIG_TABLE_QP, row, MIG_QPF_PMTU)); /* a 3-bit field */
 }
 
 void mig_record_derive(unsigned table, mig_row_t row)

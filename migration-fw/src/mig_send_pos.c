@@ -3,20 +3,12 @@
 
 #include "mig_layout.h"
 #include "mig_record.h"
+#include "nic_wr.h"
+#include "roce_psn.h"
 
 /* nic_if.h's send WQE (docs/nic-host-interface.md): 64 bytes, opcode at 8, length at 24 */
 enum { WQE_BYTES = 64, WQE_OPCODE = 8, WQE_LENGTH = 24 };
-enum { WR_READ = 4, WR_CAS = 5, WR_FAA = 6 };   /* NIC_WR_* */
 enum { OUTSTANDING_MAX = 16 };                   /* NIC_OUTSTANDING: rd_mask has a bit each */
-
-/* PSNs a WQE takes (docs/requester.md "PSN"): one per packet, a READ one per response
- * packet, an atomic one, a zero-length message one */
-static uint32_t wqe_psns(uint8_t opcode, uint32_t length, unsigned mtu_shift)
-{
-    if (opcode == WR_CAS || opcode == WR_FAA) return 1;
-    uint32_t n = (uint32_t)(((uint64_t)length + (1u << mtu_shift) - 1) >> mtu_shift);
-    return n ? n : 1;
-}
 
 int mig_send_position_find(const struct mig_hal *hal, const mig_row_t row, struct mig_send_pos *pos,
                            struct mig_resp *resp)
@@ -45,14 +37,14 @@ int mig_send_position_find(const struct mig_hal *hal, const mig_row_t row, struc
         uint32_t len = (uint32_t)wqe[WQE_LENGTH] | (uint32_t)wqe[WQE_LENGTH + 1] << 8 |
                        (uint32_t)wqe[WQE_LENGTH + 2] << 16 | (uint32_t)wqe[WQE_LENGTH + 3] << 24;
         uint32_t n = wqe_psns(op, len, shift);
-        if (op == WR_READ || op == WR_CAS || op == WR_FAA) rd_mask |= (uint16_t)(1u << (i % OUTSTANDING_MAX));
-        uint32_t into = (next_psn - psn) & 0xffffff;    /* PSNs of WQE i before next_psn */
+        if (wr_reads_back(op)) rd_mask |= (uint16_t)(1u << (i % OUTSTANDING_MAX));
+        uint32_t into = psn_sub(next_psn, psn);         /* PSNs of WQE i before next_psn */
         if (!found && into < n) {
             head = i;
             offset = (uint32_t)((uint64_t)into << shift);
             found = true;
         }
-        psn = (psn + n) & 0xffffff;
+        psn = psn_add(psn, n);
     }
     if (!found && psn != next_psn) return mig_fail(resp, MIG_E_FIT, MIG_R_SEND_POSITION, qpn, next_psn);
     *pos = (struct mig_send_pos){ head, rd_mask, offset };

@@ -65,7 +65,7 @@ static void ctrl_accepts(unsigned t, mig_row_t row)
         mig_row_set_field(t, row, MIG_CQF_REFS, 0); /* fill_fn counts the QPs' references */
     } else if (t == MIG_TABLE_MR) {
         uint64_t access = mig_row_field(t, row, MIG_MRF_ACCESS);
-        if (access & (MIG_ACC_REMOTE_WRITE | MIG_ACC_REMOTE_ATOMIC)) access |= MIG_ACC_LOCAL_WRITE;
+        if (access & (NIC_ACC_REMOTE_WRITE | NIC_ACC_REMOTE_ATOMIC)) access |= NIC_ACC_LOCAL_WRITE;
         mig_row_set_field(t, row, MIG_MRF_ACCESS, access);
         mig_row_set_field(t, row, MIG_MRF_LEN, mig_row_field(t, row, MIG_MRF_LEN) | 1);
     } else {
