@@ -46,15 +46,6 @@ typedef struct {
 #define ATOMICACKETH_LEN 8
 #define IMMDT_LEN 4
 
-
-/* Requests go to a responder, responses to a requester's completer (IBTA vol. 1 table 38;
- * rxe_rcv: pkt->mask & RXE_REQ_MASK picks rxe_resp vs rxe_comp). One bit per RC opcode, so
- * the test is a lookup (one LUT level), not a range compare. */
-#define ROCE_OPS_REQUEST 0x181FFFu  /* 0x00..0x0C (SEND*, RDMA_WRITE*, READ_REQUEST), 0x13, 0x14 */
-#define ROCE_OPS_RESPONSE 0x07E000u /* 0x0D..0x12 (READ_RESPONSE*, ACKNOWLEDGE, ATOMIC_ACKNOWLEDGE) */
-HLS_INLINE bool roce_op_is_request(uint8_t op) { return op < 32 && ((ROCE_OPS_REQUEST >> (op & 31)) & 1); }
-HLS_INLINE bool roce_op_is_response(uint8_t op) { return op < 32 && ((ROCE_OPS_RESPONSE >> (op & 31)) & 1); }
-
 /* ---- the header descriptor ------------------------------------------------ */
 /* One RoCEv2 packet's headers. TX builds the frame from it; RX fills it from a frame.
  * Fields an opcode does not carry are ignored by TX and read as 0 from RX. */

@@ -42,13 +42,13 @@ HLS_INLINE bool roce_op_is_write(uint8_t op) {
 HLS_INLINE bool roce_op_is_read(uint8_t op) { return op == ROCE_OP_RDMA_READ_REQUEST; }
 HLS_INLINE bool roce_op_is_atomic(uint8_t op) { return op == ROCE_OP_COMPARE_SWAP || op == ROCE_OP_FETCH_ADD; }
 
-/* Requester -> responder packets, and the responses that answer them (9.2 table 38). */
-HLS_INLINE bool roce_op_is_request(uint8_t op) {
-    return op <= ROCE_OP_RDMA_READ_REQUEST || op == ROCE_OP_COMPARE_SWAP || op == ROCE_OP_FETCH_ADD;
-}
-HLS_INLINE bool roce_op_is_response(uint8_t op) {
-    return op >= ROCE_OP_READ_RESPONSE_FIRST && op <= ROCE_OP_ATOMIC_ACKNOWLEDGE;
-}
+/* Requester -> responder packets, and the responses that answer them (9.2 table 38; rxe_rcv:
+ * pkt->mask & RXE_REQ_MASK picks rxe_resp vs rxe_comp). One bit per RC opcode, so the test is
+ * a lookup (one LUT level on the receive path), not a range compare. */
+#define ROCE_OPS_REQUEST 0x181FFFu  /* 0x00..0x0C (SEND*, RDMA_WRITE*, READ_REQUEST), 0x13, 0x14 */
+#define ROCE_OPS_RESPONSE 0x07E000u /* 0x0D..0x12 (READ_RESPONSE*, ACKNOWLEDGE, ATOMIC_ACKNOWLEDGE) */
+HLS_INLINE bool roce_op_is_request(uint8_t op) { return op < 32 && ((ROCE_OPS_REQUEST >> (op & 31)) & 1); }
+HLS_INLINE bool roce_op_is_response(uint8_t op) { return op < 32 && ((ROCE_OPS_RESPONSE >> (op & 31)) & 1); }
 
 /* ---- place of a SEND / WRITE packet in its message (false for every other opcode) ---- */
 HLS_INLINE bool roce_op_is_first(uint8_t op) { return op == ROCE_OP_SEND_FIRST || op == ROCE_OP_RDMA_WRITE_FIRST; }
