@@ -59,12 +59,13 @@ typedef struct {
     HLS_STREAM(nic_event_t) async;
 } ctrl_out;
 
-enum { C_IDLE = 0, C_RD_A, C_RD_B, C_EXEC, C_WB_B, C_EV_EXEC, C_CFG, C_RESP, C_ASYNC };
+enum { C_IDLE = 0, C_RD_A, C_RD_B, C_CHECK, C_VERDICT, C_EXEC, C_WB_B, C_EV_EXEC, C_CFG, C_RESP, C_ASYNC };
 enum { TO_REQ = 1, TO_RESP = 2, TO_COMP = 4, TO_CQW = 8, TO_RXD = 16 };
 #define TO_QP_BLOCKS (TO_REQ | TO_RESP | TO_COMP)
 #define TO_ALL (TO_QP_BLOCKS | TO_CQW | TO_RXD)
 /* Event sources, in round-robin order. */
 enum { SRC_COMP = 0, SRC_RESP, SRC_CQW, SRC_RXD, SRC_TX, SRC_REQ, N_SRC };
+_Static_assert(N_SRC == 6, "the event grant's encoder (C_IDLE) is written for 6 sources");
 /* Migration markers a pending SUSPEND_FN waits for (docs/migration.md section 2). */
 enum { MK_TX_REQ = 1, MK_TX_RESP = 2, MK_COMP = 4, MK_RESP = 8, MK_CQW = 16 };
 #define MK_TX (MK_TX_REQ | MK_TX_RESP)
@@ -96,6 +97,10 @@ typedef struct {
     hls_uint(5) cfg_need;       /* TO_* outputs that have not taken cfg yet */
     nic_cfg_t cfg;
     nic_cmd_resp_t resp;
+    uint8_t cmd_field;              /* what C_RD_A found wrong with the command's fields */
+    uint8_t mod_value_field;        /* MODIFY_QP: what C_RD_A found wrong with its values */
+    modify_facts mod_facts;         /* MODIFY_QP: what C_CHECK found in the QP's state */
+    uint8_t chk_status, chk_field;  /* what C_CHECK found wrong with the command in hand */
 } ctrl_state;
 
 /* This cycle's memory operations. Every path only fills these in and the top function issues
@@ -214,7 +219,8 @@ HLS_INLINE bool ctx_num_ok(unsigned sect, uint32_t num) {
 HLS_INLINE uint64_t dirty16(uint64_t r, nic_fn_t fn) { return (r >> (16 * (unsigned)fn)) & 0xFFFFu; }
 HLS_INLINE uint64_t clear16(uint64_t r, nic_fn_t fn) { return r & ~((uint64_t)0xFFFFu << (16 * (unsigned)fn)); }
 
-/* CTX_READ / CTX_WRITE: ctrl's own sections are read and written here, one row access each
+/* CTX_READ / CTX_WRITE, once check_fields and check_cmd found nothing wrong: ctrl's own
+ * sections are read and written here, one row access each
  * (the row was read in IDLE / RD_A like any command's); the other sections go to their
  * owner as NIC_CFG_CTX and the answer is the owner's NIC_EV_CTX. */
 HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
@@ -224,16 +230,6 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
     hls_u128 d = c->ctx_data;
     ctrl_qp_row_t q = st->qps.hls_mem_rdata;
     nic_mr_row_t m = st->mrs.hls_mem_rdata;
-    unsigned words = ctx_words(sect);
-    if (words == 0 || (wr && sect == NIC_CTX_DIRTY)) v->field = NIC_CMD_F_SECT;
-    else if (w >= words) v->field = NIC_CMD_F_WORD;
-    else if (!ctx_num_ok(sect, c->num)) v->field = NIC_CMD_F_NUM;
-    else if (wr && st->level[c->fn] != NIC_SUSPEND_PASSIVE) {
-        v->status = NIC_CMD_ESTATE;   /* a running block never sees its row change */
-        v->field = NIC_CMD_F_LEVEL;
-    }
-    if (v->field != NIC_CMD_F_NONE) return;
-
     hls_u128 ans = d;                 /* a write answers with the word written */
     if (sect == NIC_CTX_CTRL_QP) {
         ctx_qp_img_t img = qp_image(q);
@@ -311,6 +307,128 @@ HLS_INLINE void exec_ctx(ctrl_state *st, mem_ops *mo, cmd_verdict *v) {
 }
 
 /* The decision of one command: status, table writes, the configuration to send. */
+/* C_RD_A: what is wrong with the command's own fields, whatever the rows hold (the first
+ * checks of each op, in the order the answer names them), into cmd_field: a stage of its own
+ * for the 64-bit range checks (MAC, MR range), whose carry chains would otherwise start
+ * C_CHECK's priority chain. */
+HLS_INLINE uint8_t check_fields(const nic_cmd_t *c) {
+    uint8_t field = NIC_CMD_F_NONE;
+    switch (c->op) {
+    case NIC_CMD_SET_FN:
+        if (!mac_ok(c->mac)) field = NIC_CMD_F_MAC;
+        else if (c->ip == 0) field = NIC_CMD_F_IP;
+        break;
+    case NIC_CMD_CREATE_CQ:
+        if (c->num > 0xFFFFFFu) field = NIC_CMD_F_NUM;
+        else if (c->base & 31) field = NIC_CMD_F_BASE;      /* CQEs are 32 bytes */
+        else if (c->log > 15) field = NIC_CMD_F_LOG;        /* 16-bit consumer index */
+        break;
+    case NIC_CMD_CREATE_QP:
+        if (c->num > 0xFFFFFFu || c->num < 2) field = NIC_CMD_F_NUM;   /* QP0/QP1 are special */
+        else if ((c->qp.sq_base & 63) || c->qp.sq_log > 15) field = NIC_CMD_F_SQ;
+        else if ((c->qp.rq_base & 31) || c->qp.rq_log > 15) field = NIC_CMD_F_RQ;
+        break;
+    case NIC_CMD_REG_MR:
+        if (!mr_reg_access_ok(c->access)) field = NIC_CMD_F_ACCESS;
+        else if (!mr_reg_range_ok(c->base, c->len)) field = NIC_CMD_F_LEN;
+        break;
+    case NIC_CMD_MODIFY_QP:       /* the rest of its checks need the row (check_cmd) */
+        field = modify_mask_field(c->mask, &c->qp);
+        break;
+    case NIC_CMD_CTX_READ:
+    case NIC_CMD_CTX_WRITE: {
+        unsigned sect = c->ctx_sect, words = ctx_words(sect);
+        if (words == 0 || (c->op == NIC_CMD_CTX_WRITE && sect == NIC_CTX_DIRTY)) field = NIC_CMD_F_SECT;
+        else if (c->ctx_word >= words) field = NIC_CMD_F_WORD;
+        else if (!ctx_num_ok(sect, c->num)) field = NIC_CMD_F_NUM;
+        break;
+    }
+    default:
+        break;
+    }
+    return field;
+}
+
+/* C_CHECK: what is wrong with the command, from its fields and the rows read for it, into
+ * chk_status / chk_field. Its own state so that no path runs from a check through the
+ * verdict's priority chain into the row writes, cfg and answer of C_EXEC (a cycle per
+ * command; commands are rare). SUSPEND_FN decides in C_EXEC (exec_suspend). */
+HLS_INLINE void check_cmd(ctrl_state *st) {
+    const nic_cmd_t *c = &st->cmd;
+    ctrl_qp_row_t q = st->qps.hls_mem_rdata;
+    nic_mr_row_t m = st->mrs.hls_mem_rdata;
+    ctrl_cq_row_t ca = st->cqa;
+    ctrl_cq_row_t cb = st->cqs.hls_mem_rdata;
+    bool qp_here = q.valid && q.qpn == c->num;
+    uint8_t status = NIC_CMD_OK, field = st->cmd_field;
+    /* MODIFY_QP names a missing QP before a bad mask: its cmd_field goes to modify_verdict */
+    if (field == NIC_CMD_F_NONE || c->op == NIC_CMD_MODIFY_QP) {
+        switch (c->op) {
+        case NIC_CMD_CREATE_CQ:
+            if (ca.valid) status = NIC_CMD_EEXIST;
+            break;
+        case NIC_CMD_DESTROY_CQ:
+            if (!(ca.valid && ca.cqn == c->num)) status = NIC_CMD_ENOENT;
+            else if (ca.refs != 0) status = NIC_CMD_EBUSY;
+            break;
+        case NIC_CMD_CREATE_QP:
+            if (!ca.valid || cq_fn(c->qp.send_cq) != c->fn) field = NIC_CMD_F_SEND_CQ;
+            else if (!cb.valid || cq_fn(c->qp.recv_cq) != c->fn) field = NIC_CMD_F_RECV_CQ;
+            else if (q.valid) status = NIC_CMD_EEXIST;
+            break;
+        case NIC_CMD_DESTROY_QP:
+        case NIC_CMD_QUERY_QP:
+        case NIC_CMD_QUIESCE_QP:
+            if (!qp_here) status = NIC_CMD_ENOENT;
+            break;
+        case NIC_CMD_MODIFY_QP:
+            if (!qp_here) {
+                status = NIC_CMD_ENOENT;
+                field = NIC_CMD_F_NONE;
+            } else {
+                st->mod_facts = modify_facts_of(q.state, c->mask, &c->qp);   /* C_VERDICT judges */
+            }
+            break;
+        case NIC_CMD_REG_MR:
+            if (m.valid) status = NIC_CMD_EEXIST;
+            break;
+        case NIC_CMD_DEREG_MR:
+            if (!(m.valid && m.key == c->num)) status = NIC_CMD_ENOENT;
+            break;
+        case NIC_CMD_CTX_WRITE:
+            if (st->level[c->fn] != NIC_SUSPEND_PASSIVE) {
+                status = NIC_CMD_ESTATE;   /* a running block never sees its row change */
+                field = NIC_CMD_F_LEVEL;
+            }
+            break;
+        case NIC_CMD_NOP:
+        case NIC_CMD_SET_FN:
+        case NIC_CMD_SUSPEND_FN:
+        case NIC_CMD_CTX_READ:
+        case NIC_CMD_THROTTLE:
+            break;
+        default:
+            field = NIC_CMD_F_OP;
+            break;
+        }
+    }
+    if (field != NIC_CMD_F_NONE && status == NIC_CMD_OK) status = NIC_CMD_EINVAL;
+    st->chk_status = status;
+    st->chk_field = field;
+}
+
+/* C_VERDICT: MODIFY_QP's answer from what C_RD_A and C_CHECK found (a QP that exists: C_CHECK
+ * left chk_status OK). Its own state for the same reason as C_CHECK: the attribute priority
+ * encoders would otherwise follow the transition table in one cycle. */
+HLS_INLINE void modify_qp_verdict(ctrl_state *st) {
+    if (st->cmd.op == NIC_CMD_MODIFY_QP && st->chk_status == NIC_CMD_OK) {
+        uint8_t field;
+        st->chk_status = modify_verdict(&st->mod_facts, st->cmd_field, st->mod_value_field, &field);
+        st->chk_field = field;
+    }
+}
+
+/* C_EXEC: the command's effect, when C_CHECK and C_VERDICT found nothing wrong. */
 HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     const nic_cmd_t *c = &st->cmd;
     ctrl_qp_row_t q = st->qps.hls_mem_rdata;
@@ -319,9 +437,9 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     ctrl_cq_row_t cb = st->cqs.hls_mem_rdata;
     nic_qp_t qrow = num_row(c->fn, c->num);
     nic_mr_t mrow = cmd_mr_row(c);
-    bool qp_here = q.valid && q.qpn == c->num;
     nic_qp_attr_t cur = row_attr(&q);
-    uint8_t status = NIC_CMD_OK, field = NIC_CMD_F_NONE;
+    uint8_t status = st->chk_status, field = st->chk_field;
+    bool ok = status == NIC_CMD_OK;
     unsigned need = 0;
     bool wb_b = false;
     nic_cfg_t cfg = {0};
@@ -332,12 +450,8 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
     st->resp.ctx_data = 0;
 
     switch (c->op) {
-    case NIC_CMD_NOP:
-        break;
     case NIC_CMD_SET_FN:
-        if (!mac_ok(c->mac)) field = NIC_CMD_F_MAC;
-        else if (c->ip == 0) field = NIC_CMD_F_IP;
-        else {
+        if (ok) {
             cfg.kind = NIC_CFG_FN;
             cfg.mac = c->mac;
             cfg.ip = c->ip;
@@ -346,11 +460,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         }
         break;
     case NIC_CMD_CREATE_CQ:
-        if (c->num > 0xFFFFFFu) field = NIC_CMD_F_NUM;
-        else if (c->base & 31) field = NIC_CMD_F_BASE;      /* CQEs are 32 bytes */
-        else if (c->log > 15) field = NIC_CMD_F_LOG;        /* 16-bit consumer index */
-        else if (ca.valid) status = NIC_CMD_EEXIST;
-        else {
+        if (ok) {
             ctrl_cq_row_t r = {0};
             r.base = c->base;
             r.cqn = c->num;
@@ -362,22 +472,14 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         cfg.valid = true;
         break;
     case NIC_CMD_DESTROY_CQ:
-        if (!(ca.valid && ca.cqn == c->num)) status = NIC_CMD_ENOENT;
-        else if (ca.refs != 0) status = NIC_CMD_EBUSY;
-        else {
+        if (ok) {
             cq_write(mo, st->cq_a, (ctrl_cq_row_t){0});
             need = TO_CQW;
         }
         cfg.valid = false;
         break;
     case NIC_CMD_CREATE_QP:
-        if (c->num > 0xFFFFFFu || c->num < 2) field = NIC_CMD_F_NUM;   /* QP0/QP1 are special */
-        else if ((c->qp.sq_base & 63) || c->qp.sq_log > 15) field = NIC_CMD_F_SQ;
-        else if ((c->qp.rq_base & 31) || c->qp.rq_log > 15) field = NIC_CMD_F_RQ;
-        else if (!ca.valid || cq_fn(c->qp.send_cq) != c->fn) field = NIC_CMD_F_SEND_CQ;
-        else if (!cb.valid || cq_fn(c->qp.recv_cq) != c->fn) field = NIC_CMD_F_RECV_CQ;
-        else if (q.valid) status = NIC_CMD_EEXIST;
-        else {
+        if (ok) {
             nic_qp_attr_t a = {0};   /* state RESET; the rest comes with MODIFY_QP */
             a.qpn = (hls_u24)c->num;
             a.pd = c->qp.pd;
@@ -396,8 +498,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         }
         break;
     case NIC_CMD_DESTROY_QP:
-        if (!qp_here) status = NIC_CMD_ENOENT;
-        else {
+        if (ok) {
             nic_qp_attr_t a = cur;
             a.state = NIC_QPS_RESET;
             qp_write(mo, qrow, (ctrl_qp_row_t){0});
@@ -409,24 +510,18 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         }
         break;
     case NIC_CMD_MODIFY_QP:
-        if (!qp_here) status = NIC_CMD_ENOENT;
-        else {
-            status = check_modify(q.state, c->mask, &c->qp, &field);
-            if (status == NIC_CMD_OK) {
-                nic_qp_attr_t a = apply_modify(cur, c->mask, &c->qp);
-                qp_write(mo, qrow, attr_row(&a, true, q.quiesce));
-                cfg = qp_cfg(qrow, cur.state, &a, true);
-                need = TO_QP_BLOCKS;
-            }
+        if (ok) {
+            nic_qp_attr_t a = apply_modify(cur, c->mask, &c->qp);
+            qp_write(mo, qrow, attr_row(&a, true, q.quiesce));
+            cfg = qp_cfg(qrow, cur.state, &a, true);
+            need = TO_QP_BLOCKS;
         }
         break;
     case NIC_CMD_QUERY_QP:
-        if (!qp_here) status = NIC_CMD_ENOENT;
-        else st->resp.qp = cur;
+        if (ok) st->resp.qp = cur;
         break;
     case NIC_CMD_QUIESCE_QP:
-        if (!qp_here) status = NIC_CMD_ENOENT;
-        else {
+        if (ok) {
             qp_write(mo, qrow, attr_row(&cur, true, c->quiesce));
             cfg = qp_cfg(qrow, cur.state, &cur, true);
             cfg.kind = NIC_CFG_QUIESCE;
@@ -435,10 +530,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         }
         break;
     case NIC_CMD_REG_MR:
-        if (!mr_reg_access_ok(c->access)) field = NIC_CMD_F_ACCESS;
-        else if (!mr_reg_range_ok(c->base, c->len)) field = NIC_CMD_F_LEN;
-        else if (m.valid) status = NIC_CMD_EEXIST;
-        else {
+        if (ok) {
             mr_write(mo, mrow, (nic_mr_row_t){.base = c->base, .len = c->len, .key = c->num, .pd = c->pd,
                                               .access = c->access, .valid = 1});
             need = TO_REQ | TO_RESP; /* requester: lkey checks; responder: rkey checks */
@@ -446,8 +538,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         cfg.valid = true;
         break;
     case NIC_CMD_DEREG_MR:
-        if (!(m.valid && m.key == c->num)) status = NIC_CMD_ENOENT;
-        else {
+        if (ok) {
             mr_write(mo, mrow, (nic_mr_row_t){0});
             need = TO_REQ | TO_RESP;
         }
@@ -458,7 +549,7 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         break;
     case NIC_CMD_CTX_READ:
     case NIC_CMD_CTX_WRITE:
-        exec_ctx(st, mo, &v);
+        if (ok) exec_ctx(st, mo, &v);
         break;
     case NIC_CMD_THROTTLE:
         /* the two blocks that write incoming data to host memory keep the bucket */
@@ -466,17 +557,17 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
         v.cfg.rate = c->rate;
         v.need = TO_RESP | TO_COMP;
         break;
-    default:
-        field = NIC_CMD_F_OP;
+    default:                    /* NOP, or an unknown op C_CHECK refused */
         break;
     }
-    if (c->op >= NIC_CMD_SUSPEND_FN && c->op <= NIC_CMD_THROTTLE) {
+    if (ok && c->op >= NIC_CMD_SUSPEND_FN && c->op <= NIC_CMD_THROTTLE) {
+        /* SUSPEND_FN decides in exec_suspend; the context commands were checked before */
         status = v.status;
         field = v.field;
         need = v.need;
         cfg = v.cfg;
+        if (field != NIC_CMD_F_NONE && status == NIC_CMD_OK) status = NIC_CMD_EINVAL;
     }
-    if (field != NIC_CMD_F_NONE && status == NIC_CMD_OK) status = NIC_CMD_EINVAL;
     if (status != NIC_CMD_OK) { need = 0; wb_b = false; }
     st->pend_marks = status == NIC_CMD_OK ? (hls_uint(5))v.marks : 0;
     st->pend_ctx = status == NIC_CMD_OK && v.wait_ctx;
@@ -564,39 +655,50 @@ HLS_INLINE void exec_event(ctrl_state *st, mem_ops *mo) {
 
 HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
     mem_ops mo = {0};
+    /* what IDLE decides on, read as registered before any state's stores: rtl-gen follows a
+     * field read after the switch's predicated stores through their mux chain, which tied
+     * EXEC's verdict to IDLE's choice of the QP table's read address */
+    bool cmd_waits = st->pend_marks != 0 || st->pend_ctx;
+    unsigned ev_rr = st->ev_rr;
     switch ((unsigned)st->fsm) {
     case C_IDLE: {
         /* events first, round-robin among the sources from the one after the last served;
          * the data is chosen by explicit branches: a ?: over the inputs' addresses made
          * rtl-gen emit a wire named "1806_3149", which is not a Verilog identifier */
-        bool v[N_SRC] = {in->ev_comp.valid, in->ev_resp.valid, in->ev_cqw.valid, in->ev_rxd.valid, in->ev_tx.valid,
-                          in->ev_req.valid};
-        unsigned pick = N_SRC;
-        for (unsigned k = N_SRC; k-- > 0;) {
-            unsigned s = (unsigned)st->ev_rr + k;
-            s = s >= N_SRC ? s - N_SRC : s;
-            if (v[s]) pick = s;
-        }
-        if (pick != N_SRC) {
+        unsigned v = (unsigned)in->ev_comp.valid << SRC_COMP | (unsigned)in->ev_resp.valid << SRC_RESP |
+                     (unsigned)in->ev_cqw.valid << SRC_CQW | (unsigned)in->ev_rxd.valid << SRC_RXD |
+                     (unsigned)in->ev_tx.valid << SRC_TX | (unsigned)in->ev_req.valid << SRC_REQ;
+        /* the first valid source at or after ev_rr, else the first valid one, as a one-hot
+         * grant: the lowest set bit of a 6-bit mask (x & -x, one carry chain). A walk
+         * "ev_rr + k mod N_SRC" made a chain of 32-bit adds and compares, and a count of
+         * trailing zeros a chain of muxes: ctrl's slowest path, into the QP table's read
+         * address. The source's number comes from the grant by three ORs. */
+        unsigned from_rr = v & (((1u << N_SRC) - 1) << ev_rr);
+        unsigned cand = from_rr != 0 ? from_rr : v;
+        unsigned grant = cand & (0u - cand);
+        if (grant != 0) {
+            unsigned pick = ((grant & (1u << 1 | 1u << 3 | 1u << 5)) != 0 ? 1u : 0u) |
+                            ((grant & (1u << 2 | 1u << 3)) != 0 ? 2u : 0u) |
+                            ((grant & (1u << 4 | 1u << 5)) != 0 ? 4u : 0u);
             nic_event_t e = in->ev_tx.data;
-            if (pick == SRC_COMP) e = in->ev_comp.data;
-            if (pick == SRC_RESP) e = in->ev_resp.data;
-            if (pick == SRC_CQW) e = in->ev_cqw.data;
-            if (pick == SRC_RXD) e = in->ev_rxd.data;
-            if (pick == SRC_REQ) e = in->ev_req.data;
-            out->ev_comp_ready = pick == SRC_COMP;
-            out->ev_resp_ready = pick == SRC_RESP;
-            out->ev_cqw_ready = pick == SRC_CQW;
-            out->ev_rxd_ready = pick == SRC_RXD;
-            out->ev_tx_ready = pick == SRC_TX;
-            out->ev_req_ready = pick == SRC_REQ;
+            if (grant & (1u << SRC_COMP)) e = in->ev_comp.data;
+            if (grant & (1u << SRC_RESP)) e = in->ev_resp.data;
+            if (grant & (1u << SRC_CQW)) e = in->ev_cqw.data;
+            if (grant & (1u << SRC_RXD)) e = in->ev_rxd.data;
+            if (grant & (1u << SRC_REQ)) e = in->ev_req.data;
+            out->ev_comp_ready = (grant >> SRC_COMP) & 1;
+            out->ev_resp_ready = (grant >> SRC_RESP) & 1;
+            out->ev_cqw_ready = (grant >> SRC_CQW) & 1;
+            out->ev_rxd_ready = (grant >> SRC_RXD) & 1;
+            out->ev_tx_ready = (grant >> SRC_TX) & 1;
+            out->ev_req_ready = (grant >> SRC_REQ) & 1;
             st->ev_rr = (hls_uint(3))(pick == N_SRC - 1 ? 0 : pick + 1);
             st->ev = e;
             st->ev_src = (hls_uint(3))pick;
             mo.qp_re = true;
             mo.qp_ra = e.qp;
             st->fsm = C_EV_EXEC;
-        } else if (in->cmd.valid && !st->pend_marks && !st->pend_ctx) {
+        } else if (in->cmd.valid && !cmd_waits) {
             /* a suspend or context command still waiting: events only (a block stuck on a
              * full event FIFO could otherwise never reach its marker), no new command */
             out->cmd_ready = true;
@@ -617,6 +719,8 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
                  : num_row(st->cmd.fn, st->cmd.num);
         mo.cq_re = true;
         mo.cq_ra = st->cq_a;
+        st->cmd_field = check_fields(&st->cmd);
+        st->mod_value_field = modify_value_field(st->cmd.mask, &st->cmd.qp);
         st->fsm = C_RD_B;
         break;
     }
@@ -629,9 +733,17 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
                  : st->cq_a;
         mo.cq_re = true;
         mo.cq_ra = st->cq_b;
-        st->fsm = C_EXEC;
+        st->fsm = C_CHECK;
         break;
     }
+    case C_CHECK:
+        check_cmd(st);
+        st->fsm = C_VERDICT;
+        break;
+    case C_VERDICT:
+        modify_qp_verdict(st);
+        st->fsm = C_EXEC;
+        break;
     case C_EXEC:
         exec_cmd(st, &mo);
         break;
