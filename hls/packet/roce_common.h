@@ -90,6 +90,25 @@ HLS_INLINE uint32_t crc32_block(hls_u512 d) {
     return reg;
 }
 
+/* The CRC register a receiver expects at the end of a correct frame whose ICRC window (see
+ * roce_rx.c) ends with `hi` data bytes (1..64) and 64 - hi zero bytes. Running a CRC over a
+ * message and then over its own CRC (inverted, LSB first, as the ICRC is sent) leaves the
+ * register at a constant, the residue: with r the register after the message, the four
+ * ICRC bytes ~r XOR into it and 32 shifts of all ones follow. The zero bytes after it move
+ * the residue on by 8 shifts each. A table of constants indexed by hi: one LUT level per
+ * bit, so the ICRC check is this compare and no 4-byte pick from a frame offset. */
+HLS_INLINE uint32_t icrc_residue(unsigned hi) {
+    uint32_t k[128];
+    uint32_t r = 0xFFFFFFFFu;
+    for (int s = 0; s < 32; s++) r = crc32_shift(r);
+    for (int n = 64; n >= 0; n--) {       /* n data bytes: 64 - n zero bytes after them */
+        k[n] = r;
+        for (int s = 0; s < 8; s++) r = crc32_shift(r);
+    }
+    for (int n = 65; n < 128; n++) k[n] = 0;
+    return k[hi & 127];
+}
+
 /* CRC register after bytes lo..hi-1 of a beat (hi <= 64; none when hi <= lo), without a
  * chain of 64 per-byte muxes. The CRC is linear: with n = hi - lo,
  *   reg(crc, bytes) = reg(crc, n zero bytes) ^ reg(0, bytes),

@@ -43,6 +43,15 @@ typedef struct {
 
 enum { RX_BEATS = 0, RX_FLUSH = 1 };
 
+/* What travels with a frame from its end to the descriptor register: everything but the
+ * ICRC verdict, which the ICRC stages deliver beside it (see "ICRC pipeline" below). */
+typedef struct {
+    bool valid;
+    hls_uint(3) status;       /* status without the ICRC check (OK: the ICRC decides) */
+    hls_uint(7) crc_hi;       /* 1..64: bytes of the frame's last ICRC window (see crc_done) */
+    roce_hdr_t hdr;
+} rx_end_rec;
+
 typedef struct {
     hls_uint(1) phase;
     uint16_t beat;            /* index of the next input beat of this frame */
@@ -58,12 +67,30 @@ typedef struct {
     bool resp;                /* a response opcode: the class its payload beats are tagged with */
     uint16_t pay_beats;       /* payload beats to send, ceil(L/64) (0 if none is sent) */
     uint16_t pay_sent;
+    /* ICRC coverage of the coming beat: bytes 0..cov_lim-1 (0..64) are before the end of the
+     * IPv4 datagram. A register moved down by a constant 64 per beat, so no beat offset is
+     * multiplied or subtracted on the way to the window mask. cov_rest: the bytes of the
+     * datagram after the coming beat (0 once it ends in or before it). */
+    hls_uint(7) cov_lim;
+    uint16_t cov_rest;
+    hls_uint(7) crc_hi;       /* bytes in the frame's last non-empty ICRC window */
+    /* ICRC pipeline, filled by the beat stage (c1 + e1) and moved one stage per cycle:
+     * c1 a beat's ICRC window -> c2 its CRC-32 block value -> crc the running register;
+     * e1 -> e2 -> e3 the end record of a frame, beside its last window; e3 meets the final
+     * crc in the descriptor stage. */
+    bool c1_valid, c1_first, c1_active;
+    hls_u512 c1_window;
+    bool c2_valid, c2_first, c2_active;
+    uint32_t c2_block;
     uint32_t crc;
-    uint32_t rx_icrc;         /* ICRC bytes of the frame, assembled LSB first */
+    rx_end_rec e1, e2, e3;
     /* descriptor output register */
     bool desc_valid;
     roce_rx_desc_t desc;
-    uint32_t cnt[8];          /* by status (roce_rx_status_e; 6, 7 unused) */
+    /* counter stage: the status of the frame that ended last cycle, one-hot; the counters
+     * add it a cycle later so the status compare and a 32-bit add are not one path */
+    hls_uint(6) cnt_inc;
+    uint32_t cnt[6];          /* by status (roce_rx_status_e) */
 } roce_rx_state;
 
 /* What beat 0 tells about the frame. */
@@ -153,6 +180,26 @@ HLS_INLINE roce_hdr_t parse_headers(hls_u512 b0, hls_u512 b1, hls_uint(14) plen)
     return d;
 }
 
+/* The ICRC window of a beat: its bytes up to the end of the IPv4 datagram (the ICRC
+ * included), zero from there on. Beat 0 is seen through the ICRC mask, with bytes 0..5
+ * (outside the ICRC) zero and the CRC's all-ones seed XORed into bytes 6..9: a CRC register
+ * started at s over bytes b is a register started at 0 over b with s XORed into its first
+ * four bytes, so every window starts from a register of 0 and beat 0 needs no other case.
+ * `cov` is how many bytes are covered: from beat 0's IPv4 total length on beat 0, from the
+ * coverage register on later beats; both are per-byte compares, no shifter. */
+HLS_INLINE hls_u512 icrc_window(hls_u512 cur, bool first, unsigned ip_len, unsigned cov_lim) {
+    hls_u512 view = cur;
+    if (first)
+        view = ((cur | icrc_beat0_mask()) & ~((((hls_u512)1) << (8 * ICRC_BEAT0_START)) - 1)) ^
+               ((hls_u512)0xFFFFFFFFu << (8 * ICRC_BEAT0_START));
+    hls_u512 keep = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        bool in = first ? (i < ETH_HDR_LEN || ip_len > i - ETH_HDR_LEN) : i < cov_lim;
+        keep |= (hls_u512)(in ? 0xFFu : 0u) << (8 * i);
+    }
+    return view & keep;
+}
+
 HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) {
     out->cnt_ok = st->cnt[ROCE_RX_OK];
     out->cnt_not_roce = st->cnt[ROCE_RX_NOT_ROCE];
@@ -160,12 +207,58 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     out->cnt_bad_ip_csum = st->cnt[ROCE_RX_BAD_IP_CSUM];
     out->cnt_bad_opcode = st->cnt[ROCE_RX_BAD_OPCODE];
     out->cnt_bad_icrc = st->cnt[ROCE_RX_BAD_ICRC];
+    for (unsigned i = 0; i < 6; i++) st->cnt[i] = st->cnt[i] + ((unsigned)(st->cnt_inc >> i) & 1u);
+    st->cnt_inc = 0;
 
     /* descriptor register: a beat leaves when the consumer takes it */
     out->desc.valid = st->desc_valid;
     out->desc.data = st->desc;
-    bool desc_free = !st->desc_valid; /* a register only, so our valids never wait on desc_ready */
-    bool desc_taken = st->desc_valid && in->desc_ready;
+
+    /* ---- ICRC pipeline: stage 1 (c1, e1) -> stage 2 (c2, e2) -> stage 3 (crc, e3) ->
+     * descriptor register. A stage moves on when the one after it is empty or moving; only
+     * an end record (e3) waiting for the descriptor register stops stage 3. From registers
+     * only, so no valid of ours waits on desc_ready; and a stage that is empty stays empty
+     * until the beat stage fills it, so `admit` cannot fall while a payload beat waits. */
+    bool s3_free = !(st->e3.valid && st->desc_valid);
+    bool s2_valid = st->c2_valid || st->e2.valid;
+    bool s1_valid = st->c1_valid || st->e1.valid;
+    bool s2_move = s2_valid && s3_free;
+    bool s1_move = s1_valid && (!s2_valid || s2_move);
+    bool admit = !s1_valid || s1_move;   /* the beat stage may fill stage 1 */
+
+    /* descriptor stage (last first: each stage reads the registers before they move):
+     * the frame's final CRC register against the residue a correct ICRC leaves, advanced
+     * by the zero bytes after the datagram in its last window */
+    if (st->desc_valid && in->desc_ready) st->desc_valid = false;
+    if (s3_free && st->e3.valid) {
+        hls_uint(3) status = st->e3.status;
+        if (status == ROCE_RX_OK && st->crc != icrc_residue(st->e3.crc_hi)) status = ROCE_RX_BAD_ICRC;
+        st->desc_valid = true;
+        st->desc.hdr = st->e3.hdr;
+        st->desc.status = status;
+        st->cnt_inc = (hls_uint(6))(1u << (status & 7));
+        st->e3.valid = false;
+    }
+    /* stage 3, the CRC register: a window advances it (its CRC-32 block value XOR the
+     * register run over 64 zero bytes, by linearity), beat 0's restarts it, an empty one
+     * keeps it */
+    if (s2_move) {
+        if (st->c2_valid && (st->c2_first || st->c2_active))
+            st->crc = st->c2_block ^ (st->c2_first ? 0u : crc32_block((hls_u512)st->crc));
+        st->e3 = st->e2;
+        st->c2_valid = false;
+        st->e2.valid = false;
+    }
+    /* stage 2: the XOR tree of one window, alone in its cycle */
+    if (s1_move) {
+        st->c2_valid = st->c1_valid;
+        st->c2_first = st->c1_first;
+        st->c2_active = st->c1_active;
+        st->c2_block = crc32_block(st->c1_window);
+        st->e2 = st->e1;
+        st->c1_valid = false;
+        st->e1.valid = false;
+    }
 
     bool first = st->beat == 0;
     unsigned nb = (unsigned)in->frame.data.bytes;
@@ -186,36 +279,23 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     bool resp = st->resp;
     unsigned sent = first ? 0 : st->pay_sent;
 
-    /* ---- ICRC over this beat: bytes [lo, hi) where hi stops at the ICRC ---- */
-    unsigned base = 64u * (unsigned)st->beat;           /* frame offset of byte 0 of this beat */
-    unsigned icrc_pos = ETH_HDR_LEN + ip_len - ROCE_ICRC_LEN;
-    unsigned hi = icrc_pos <= base ? 0 : (icrc_pos - base > nb ? nb : icrc_pos - base);
-    hls_u512 view = first ? (cur | icrc_beat0_mask()) : cur;
-    uint32_t crc = crc32_range(first ? 0xFFFFFFFFu : st->crc, view,
-                               first ? ICRC_BEAT0_START : 0, hi);
-    /* the four ICRC bytes, wherever they fall (they may straddle two beats) */
-    uint8_t bytes[64];
-    for (unsigned i = 0; i < 64; i++) bytes[i] = (uint8_t)(cur >> (8 * i));
-    uint32_t rx_icrc = first ? 0 : st->rx_icrc;
-    for (unsigned k = 0; k < 4; k++) {
-        unsigned p = icrc_pos + k;
-        if (p >= base && p - base < nb)
-            rx_icrc = (rx_icrc & ~(0xFFu << (8 * k))) | ((uint32_t)bytes[(p - base) & 63] << (8 * k));
-    }
+    /* ---- ICRC coverage of this beat (the window itself is built below, on acceptance) ---- */
+    unsigned cov_end = ETH_HDR_LEN + (unsigned)i0.ip_len;   /* beat 0: the datagram's end */
+    unsigned cov = first ? (cov_end > 64 ? 64 : cov_end) : (unsigned)st->cov_lim;
+    unsigned hi = cov > nb ? nb : cov;                  /* window bytes 0..hi-1 are data */
+    bool active = first || hi != 0;
+    unsigned crc_hi = active ? hi : (unsigned)st->crc_hi;
     uint32_t frame_bytes = (first ? 0 : st->frame_bytes) + nb;
 
-    /* the frame's status once it has ended (input beat `last` or in FLUSH) */
-    uint32_t crc_end = st->phase == RX_FLUSH ? st->crc : crc;
-    uint32_t icrc_end = st->phase == RX_FLUSH ? st->rx_icrc : rx_icrc;
+    /* the frame's status once it has ended (input beat `last` or in FLUSH), all but the
+     * ICRC, which the descriptor stage checks: first failing check wins: identity, base
+     * headers present, IPv4 checksum, opcode, lengths (fields and frame) */
     uint32_t bytes_end = st->phase == RX_FLUSH ? st->frame_bytes : frame_bytes;
-    /* first failing check wins: identity, base headers present, IPv4 checksum, opcode,
-     * lengths (fields and frame), ICRC */
     hls_uint(3) status = ROCE_RX_OK;
     if (early == ROCE_RX_NOT_ROCE) status = ROCE_RX_NOT_ROCE;
     else if (bytes_end < ROCE_BASE_LEN) status = ROCE_RX_TRUNCATED;
     else if (early != ROCE_RX_OK) status = early;
     else if (bytes_end < ETH_HDR_LEN + ip_len || bytes_end < hlen) status = ROCE_RX_TRUNCATED;
-    else if (~crc_end != icrc_end) status = ROCE_RX_BAD_ICRC;
     bool hdr_complete = bytes_end >= hlen;
 
     if (st->phase == RX_FLUSH) {
@@ -225,20 +305,19 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         unsigned left = (unsigned)plen - 64 * sent;
         unsigned nbytes = left > 64 ? 64 : left;
         out->frame_ready = false;
-        out->pay.valid = !end || desc_free;
+        out->pay.valid = admit;
         out->pay.data.beat.data = keep_low(realign(st->prev, 0, shift), nbytes);
         out->pay.data.beat.bytes = (hls_uint(7))nbytes;
         out->pay.data.beat.last = end;
         out->pay.data.resp = resp;
-        if (desc_taken) st->desc_valid = false;
         if (!(out->pay.valid && in->pay_ready)) return;
         st->prev = 0;
         st->pay_sent = (uint16_t)(sent + 1);
         if (end) {
-            st->desc_valid = true;
-            st->desc.hdr = parse_headers(st->hb0, st->hb1, plen);
-            st->desc.status = status;
-            st->cnt[status & 7] = st->cnt[status & 7] + 1;
+            st->e1.valid = true;
+            st->e1.status = status;
+            st->e1.crc_hi = (hls_uint(7))st->crc_hi;
+            st->e1.hdr = parse_headers(st->hb0, st->hb1, plen);
             st->beat = 0;
             st->phase = RX_BEATS;
         }
@@ -256,13 +335,12 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     bool need_flush = is_last && deliver && hdr_complete && sent_after < pay_beats;
     bool finish = is_last && !need_flush;
 
-    out->pay.valid = in->frame.valid && emit && (!finish || desc_free);
+    out->pay.valid = in->frame.valid && emit && admit;
     out->pay.data.beat.data = keep_low(realign(st->prev, cur, shift), nbytes);
     out->pay.data.beat.bytes = (hls_uint(7))nbytes;
     out->pay.data.beat.last = sent + 1 == pay_beats;
     out->pay.data.resp = resp;
-    out->frame_ready = (!emit || in->pay_ready) && (!finish || desc_free);
-    if (desc_taken) st->desc_valid = false;
+    out->frame_ready = (!emit || in->pay_ready) && admit;
     if (!hls_fire(in->frame.valid, out->frame_ready)) return;
 
     hls_u512 hb0 = first ? cur : st->hb0;
@@ -277,19 +355,27 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     if (first) st->resp = i0.resp;
     st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
     st->pay_sent = (uint16_t)sent_after;
-    st->crc = crc;
-    st->rx_icrc = rx_icrc;
     st->frame_bytes = frame_bytes;
     st->beat = st->beat == 0xFFFF ? st->beat : (uint16_t)(st->beat + 1); /* saturate */
+
+    /* this beat's ICRC window into the pipeline; the coverage of the next beat */
+    st->c1_valid = true;
+    st->c1_first = first;
+    st->c1_active = active;
+    st->c1_window = icrc_window(cur, first, (unsigned)i0.ip_len, (unsigned)st->cov_lim);
+    st->crc_hi = (hls_uint(7))crc_hi;
+    unsigned rest = first ? (cov_end > 64 ? cov_end - 64 : 0) : (unsigned)st->cov_rest;
+    st->cov_lim = (hls_uint(7))(rest > 64 ? 64 : rest);
+    st->cov_rest = (uint16_t)(rest > 64 ? rest - 64 : 0);
 
     if (need_flush) {
         st->phase = RX_FLUSH;
     } else if (finish) {
         bool sent_any = deliver && hdr_complete;
-        st->desc_valid = true;
-        st->desc.hdr = parse_headers(hb0, hb1, sent_any ? plen : 0);
-        st->desc.status = status;
-        st->cnt[status & 7] = st->cnt[status & 7] + 1;
+        st->e1.valid = true;
+        st->e1.status = status;
+        st->e1.crc_hi = (hls_uint(7))crc_hi;
+        st->e1.hdr = parse_headers(hb0, hb1, sent_any ? plen : 0);
         st->beat = 0;
     }
 }
