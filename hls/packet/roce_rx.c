@@ -17,7 +17,13 @@
  * The consumer must hold the payload until the descriptor arrives and drop it unless
  * desc.status == ROCE_RX_OK.
  *
- * Bytes after the IPv4 total length (Ethernet padding) are ignored. */
+ * Bytes after the IPv4 total length (Ethernet padding) are ignored.
+ *
+ * Stages (issue 26: each does what one clock can): input (the beat and its beat-0 checks
+ * into registers) -> beat (payload realignment, frame bookkeeping, the beat's ICRC window)
+ * -> ICRC 1 (window) -> ICRC 2 (CRC-32 block) -> ICRC 3 (running register) -> descriptor
+ * (ICRC verdict, descriptor register) -> counters. A payload beat leaves 1 cycle after the
+ * input beat that completes it arrives, the descriptor 5 cycles after the frame's last beat. */
 #include "hls.h"
 #include "nic_types.h"
 #include "roce_common.h"
@@ -52,7 +58,25 @@ typedef struct {
     roce_hdr_t hdr;
 } rx_end_rec;
 
+/* What beat 0 tells about the frame. */
 typedef struct {
+    hls_uint(3) early;
+    uint8_t hlen;
+    uint16_t ip_len;
+    hls_uint(14) plen;
+    bool resp;
+} rx_beat0_info;
+
+typedef struct {
+    /* input stage: the beat taken from the frame port, and what it tells if it is a frame's
+     * beat 0 (the IPv4 checksum and length checks), so that the beat stage starts from
+     * registers; in_mid: the next input beat continues a frame */
+    bool ib_valid;
+    hls_u512 ib_data;         /* bytes >= ib_nb zero */
+    hls_uint(7) ib_nb;        /* 0..64 */
+    bool ib_last;
+    rx_beat0_info ib_i0;
+    bool in_mid;
     hls_uint(1) phase;
     uint16_t beat;            /* index of the next input beat of this frame */
     uint32_t frame_bytes;     /* bytes received so far in this frame */
@@ -92,15 +116,6 @@ typedef struct {
     hls_uint(6) cnt_inc;
     uint32_t cnt[6];          /* by status (roce_rx_status_e) */
 } roce_rx_state;
-
-/* What beat 0 tells about the frame. */
-typedef struct {
-    hls_uint(3) early;
-    uint8_t hlen;
-    uint16_t ip_len;
-    hls_uint(14) plen;
-    bool resp;
-} rx_beat0_info;
 
 HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     roce_hdr_bits w = b0;
@@ -260,13 +275,13 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         st->e1.valid = false;
     }
 
+    /* ---- beat stage: the beat in the input register ---- */
     bool first = st->beat == 0;
-    unsigned nb = (unsigned)in->frame.data.bytes;
-    nb = nb > 64 ? 64 : nb;
-    hls_u512 cur = keep_low(in->frame.data.data, nb);
+    unsigned nb = (unsigned)st->ib_nb;
+    hls_u512 cur = st->ib_data;
 
-    /* beat-0 facts: from this beat when it is beat 0, else from the registers */
-    rx_beat0_info i0 = check_beat0(cur, nb);
+    /* beat-0 facts: the input stage's when this is beat 0, else from the frame's registers */
+    rx_beat0_info i0 = st->ib_i0;
     hls_uint(3) early = first ? i0.early : st->early;
     unsigned hlen = first ? i0.hlen : st->hlen;
     unsigned ip_len = first ? i0.ip_len : st->ip_len;
@@ -298,84 +313,99 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     else if (bytes_end < ETH_HDR_LEN + ip_len || bytes_end < hlen) status = ROCE_RX_TRUNCATED;
     bool hdr_complete = bytes_end >= hlen;
 
+    bool consumed = false;    /* the beat stage takes the input register's beat */
     if (st->phase == RX_FLUSH) {
         /* payload beats after the last input beat: the tail of `prev`, then zero filler
          * if the frame was cut short */
         bool end = sent + 1 >= (unsigned)st->pay_beats;
         unsigned left = (unsigned)plen - 64 * sent;
         unsigned nbytes = left > 64 ? 64 : left;
-        out->frame_ready = false;
         out->pay.valid = admit;
         out->pay.data.beat.data = keep_low(realign(st->prev, 0, shift), nbytes);
         out->pay.data.beat.bytes = (hls_uint(7))nbytes;
         out->pay.data.beat.last = end;
         out->pay.data.resp = resp;
-        if (!(out->pay.valid && in->pay_ready)) return;
-        st->prev = 0;
-        st->pay_sent = (uint16_t)(sent + 1);
-        if (end) {
-            st->e1.valid = true;
-            st->e1.status = status;
-            st->e1.crc_hi = (hls_uint(7))st->crc_hi;
-            st->e1.hdr = parse_headers(st->hb0, st->hb1, plen);
-            st->beat = 0;
-            st->phase = RX_BEATS;
+        if (out->pay.valid && in->pay_ready) {
+            st->prev = 0;
+            st->pay_sent = (uint16_t)(sent + 1);
+            if (end) {
+                st->e1.valid = true;
+                st->e1.status = status;
+                st->e1.crc_hi = (hls_uint(7))st->crc_hi;
+                st->e1.hdr = parse_headers(st->hb0, st->hb1, plen);
+                st->beat = 0;
+                st->phase = RX_BEATS;
+            }
         }
-        return;
+    } else {
+        /* ---- RX_BEATS: one input beat ---- */
+        /* payload beat m = sent covers frame bytes [hlen + 64m, +64): it is complete once
+         * beat hdr_beat + m + 1 arrives (this one) */
+        bool emit = deliver && (unsigned)st->beat >= hdr_beat + 1 && sent < pay_beats;
+        unsigned left = (unsigned)plen - 64 * sent;
+        unsigned nbytes = left > 64 ? 64 : left;
+        unsigned sent_after = sent + (emit ? 1 : 0);
+        bool is_last = st->ib_last;
+        bool need_flush = is_last && deliver && hdr_complete && sent_after < pay_beats;
+        bool finish = is_last && !need_flush;
+
+        out->pay.valid = st->ib_valid && emit && admit;
+        out->pay.data.beat.data = keep_low(realign(st->prev, cur, shift), nbytes);
+        out->pay.data.beat.bytes = (hls_uint(7))nbytes;
+        out->pay.data.beat.last = sent + 1 == pay_beats;
+        out->pay.data.resp = resp;
+        consumed = hls_fire(st->ib_valid, (!emit || in->pay_ready) && admit);
+        if (consumed) {
+            hls_u512 hb0 = first ? cur : st->hb0;
+            hls_u512 hb1 = first ? 0 : (st->beat == 1 ? cur : st->hb1);
+            st->hb0 = hb0;
+            st->hb1 = hb1;
+            st->prev = cur;
+            st->early = early;
+            st->hlen = (uint8_t)hlen;
+            st->ip_len = (uint16_t)ip_len;
+            st->plen = plen;
+            if (first) st->resp = i0.resp;
+            st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
+            st->pay_sent = (uint16_t)sent_after;
+            st->frame_bytes = frame_bytes;
+            st->beat = st->beat == 0xFFFF ? st->beat : (uint16_t)(st->beat + 1); /* saturate */
+
+            /* this beat's ICRC window into the pipeline; the coverage of the next beat */
+            st->c1_valid = true;
+            st->c1_first = first;
+            st->c1_active = active;
+            st->c1_window = icrc_window(cur, first, (unsigned)i0.ip_len, (unsigned)st->cov_lim);
+            st->crc_hi = (hls_uint(7))crc_hi;
+            unsigned rest = first ? (cov_end > 64 ? cov_end - 64 : 0) : (unsigned)st->cov_rest;
+            st->cov_lim = (hls_uint(7))(rest > 64 ? 64 : rest);
+            st->cov_rest = (uint16_t)(rest > 64 ? rest - 64 : 0);
+
+            if (need_flush) {
+                st->phase = RX_FLUSH;
+            } else if (finish) {
+                bool sent_any = deliver && hdr_complete;
+                st->e1.valid = true;
+                st->e1.status = status;
+                st->e1.crc_hi = (hls_uint(7))crc_hi;
+                st->e1.hdr = parse_headers(hb0, hb1, sent_any ? plen : 0);
+                st->beat = 0;
+            }
+        }
     }
 
-    /* ---- RX_BEATS: one input beat ---- */
-    /* payload beat m = sent covers frame bytes [hlen + 64m, +64): it is complete once
-     * beat hdr_beat + m + 1 arrives (this one) */
-    bool emit = deliver && (unsigned)st->beat >= hdr_beat + 1 && sent < pay_beats;
-    unsigned left = (unsigned)plen - 64 * sent;
-    unsigned nbytes = left > 64 ? 64 : left;
-    unsigned sent_after = sent + (emit ? 1 : 0);
-    bool is_last = in->frame.data.last;
-    bool need_flush = is_last && deliver && hdr_complete && sent_after < pay_beats;
-    bool finish = is_last && !need_flush;
-
-    out->pay.valid = in->frame.valid && emit && admit;
-    out->pay.data.beat.data = keep_low(realign(st->prev, cur, shift), nbytes);
-    out->pay.data.beat.bytes = (hls_uint(7))nbytes;
-    out->pay.data.beat.last = sent + 1 == pay_beats;
-    out->pay.data.resp = resp;
-    out->frame_ready = (!emit || in->pay_ready) && admit;
-    if (!hls_fire(in->frame.valid, out->frame_ready)) return;
-
-    hls_u512 hb0 = first ? cur : st->hb0;
-    hls_u512 hb1 = first ? 0 : (st->beat == 1 ? cur : st->hb1);
-    st->hb0 = hb0;
-    st->hb1 = hb1;
-    st->prev = cur;
-    st->early = early;
-    st->hlen = (uint8_t)hlen;
-    st->ip_len = (uint16_t)ip_len;
-    st->plen = plen;
-    if (first) st->resp = i0.resp;
-    st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
-    st->pay_sent = (uint16_t)sent_after;
-    st->frame_bytes = frame_bytes;
-    st->beat = st->beat == 0xFFFF ? st->beat : (uint16_t)(st->beat + 1); /* saturate */
-
-    /* this beat's ICRC window into the pipeline; the coverage of the next beat */
-    st->c1_valid = true;
-    st->c1_first = first;
-    st->c1_active = active;
-    st->c1_window = icrc_window(cur, first, (unsigned)i0.ip_len, (unsigned)st->cov_lim);
-    st->crc_hi = (hls_uint(7))crc_hi;
-    unsigned rest = first ? (cov_end > 64 ? cov_end - 64 : 0) : (unsigned)st->cov_rest;
-    st->cov_lim = (hls_uint(7))(rest > 64 ? 64 : rest);
-    st->cov_rest = (uint16_t)(rest > 64 ? rest - 64 : 0);
-
-    if (need_flush) {
-        st->phase = RX_FLUSH;
-    } else if (finish) {
-        bool sent_any = deliver && hdr_complete;
-        st->e1.valid = true;
-        st->e1.status = status;
-        st->e1.crc_hi = (hls_uint(7))crc_hi;
-        st->e1.hdr = parse_headers(hb0, hb1, sent_any ? plen : 0);
-        st->beat = 0;
+    /* ---- input stage: takes a beat when its register is empty or the beat stage takes
+     * the one in it ---- */
+    out->frame_ready = !st->ib_valid || consumed;
+    if (out->frame_ready) {
+        unsigned in_nb = (unsigned)in->frame.data.bytes;
+        in_nb = in_nb > 64 ? 64 : in_nb;
+        hls_u512 in_data = keep_low(in->frame.data.data, in_nb);
+        st->ib_valid = in->frame.valid;
+        st->ib_data = in_data;
+        st->ib_nb = (hls_uint(7))in_nb;
+        st->ib_last = in->frame.data.last;
+        if (!st->in_mid) st->ib_i0 = check_beat0(in_data, in_nb);
+        if (in->frame.valid) st->in_mid = !in->frame.data.last;
     }
 }
