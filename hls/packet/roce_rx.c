@@ -64,6 +64,8 @@ typedef struct {
     uint8_t hlen;
     uint16_t ip_len;
     hls_uint(14) plen;
+    hls_uint(9) pay_beats;    /* ceil(plen / 64), 0..256 */
+    bool deliver;             /* payload beats are sent: beat 0's checks pass, plen > 0 */
     bool resp;
 } rx_beat0_info;
 
@@ -88,6 +90,8 @@ typedef struct {
     uint8_t hlen;             /* header bytes H (54..82) */
     uint16_t ip_len;          /* IPv4 total length */
     hls_uint(14) plen;        /* payload bytes L */
+    hls_uint(9) pay_total;    /* ceil(L/64) */
+    bool deliver;             /* beat 0's checks passed and L > 0 */
     bool resp;                /* a response opcode: the class its payload beats are tagged with */
     uint16_t pay_beats;       /* payload beats to send, ceil(L/64) (0 if none is sent) */
     uint16_t pay_sent;
@@ -144,6 +148,8 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     r.hlen = (uint8_t)(ROCE_BASE_LEN + ext_len);
     r.ip_len = (uint16_t)ip_len;
     r.plen = (hls_uint(14))(len_ok ? plen : 0);
+    r.pay_beats = (hls_uint(9))(((unsigned)r.plen + 63) >> 6);
+    r.deliver = r.early == ROCE_RX_OK && r.pay_beats != 0;
     r.resp = roce_op_is_response(opcode);
     return r;
 }
@@ -287,9 +293,8 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     unsigned ip_len = first ? i0.ip_len : st->ip_len;
     hls_uint(14) plen = first ? i0.plen : st->plen;
     unsigned shift = hlen & 63;
-    unsigned hdr_beat = hlen >> 6;                      /* beat holding the first payload byte */
-    unsigned pay_beats = ((unsigned)plen + 63) >> 6;
-    bool deliver = early == ROCE_RX_OK && pay_beats != 0;
+    unsigned pay_beats = first ? (unsigned)i0.pay_beats : (unsigned)st->pay_total;
+    bool deliver = first ? i0.deliver : st->deliver;
     /* a payload beat is never emitted while beat 0 is the input, so its class is in `resp` */
     bool resp = st->resp;
     unsigned sent = first ? 0 : st->pay_sent;
@@ -340,8 +345,10 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     } else {
         /* ---- RX_BEATS: one input beat ---- */
         /* payload beat m = sent covers frame bytes [hlen + 64m, +64): it is complete once
-         * beat hdr_beat + m + 1 arrives (this one) */
-        bool emit = deliver && (unsigned)st->beat >= hdr_beat + 1 && sent < pay_beats;
+         * beat hlen / 64 + m + 1 arrives (this one); never beat 0, so the frame's registers
+         * alone decide */
+        bool emit = !first && st->deliver && (unsigned)st->beat > ((unsigned)st->hlen >> 6) &&
+                    (unsigned)st->pay_sent < (unsigned)st->pay_total;
         unsigned left = (unsigned)plen - 64 * sent;
         unsigned nbytes = left > 64 ? 64 : left;
         unsigned sent_after = sent + (emit ? 1 : 0);
@@ -365,6 +372,8 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
             st->hlen = (uint8_t)hlen;
             st->ip_len = (uint16_t)ip_len;
             st->plen = plen;
+            st->pay_total = (hls_uint(9))pay_beats;
+            st->deliver = deliver;
             if (first) st->resp = i0.resp;
             st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
             st->pay_sent = (uint16_t)sent_after;
