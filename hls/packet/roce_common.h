@@ -118,12 +118,16 @@ HLS_INLINE uint32_t icrc_residue(unsigned hi) {
  * end of a 64-byte window, crc XORed into its first bytes, and one fixed network
  * (crc32_block) does the rest: two shifters and an XOR tree. */
 HLS_INLINE uint32_t crc32_range(uint32_t crc, hls_u512 data, unsigned lo, unsigned hi) {
-    unsigned n = hi > lo ? hi - lo : 0;
+    /* byte counts 0..64 in 7 bits: their subtracts are 2 CARRY4s, not 32-bit chains, on the
+     * way to the shifters */
+    hls_uint(7) h = (hls_uint(7))hi, l = (hls_uint(7))lo;
+    hls_uint(7) n = h > l ? (hls_uint(7))(h - l) : 0;
     if (n == 0) return crc;
-    unsigned gap = 64 - n;                       /* 0..63: window bytes ahead of the range */
-    hls_u512 window = (data << (8 * (64 - hi))) & ~((((hls_u512)1) << (8 * gap)) - 1);
-    window ^= (hls_u512)crc << (8 * gap);        /* bytes of crc past byte 63 fall off */
-    uint32_t rest = n < 4 ? crc >> (8 * n) : 0;
+    hls_uint(7) gap = (hls_uint(7))(64 - n);     /* 0..63: window bytes ahead of the range */
+    hls_uint(7) skip = (hls_uint(7))(64 - h);    /* 0..63: bytes the range moves up by */
+    hls_u512 window = (data << (8 * (unsigned)skip)) & ~((((hls_u512)1) << (8 * (unsigned)gap)) - 1);
+    window ^= (hls_u512)crc << (8 * (unsigned)gap); /* bytes of crc past byte 63 fall off */
+    uint32_t rest = n < 4 ? crc >> (8 * (unsigned)n) : 0;
     return crc32_block(window) ^ rest;
 }
 
