@@ -131,13 +131,14 @@ HLS_INLINE uint32_t crc32_range(uint32_t crc, hls_u512 data, unsigned lo, unsign
     return crc32_block(window) ^ rest;
 }
 
-/* Ones'-complement sum of the ten 16-bit words of the IPv4 header at byte 14. */
+/* Ones'-complement sum of the ten 16-bit words of the IPv4 header at byte 14 (20 bits
+ * hold the sum of ten words; the folds fit 17). */
 HLS_INLINE uint16_t ipv4_sum(roce_hdr_bits w) {
-    uint32_t s = 0;
-    for (unsigned i = 0; i < 10; i++) s += (uint32_t)hb_be(w, ETH_HDR_LEN + 2 * i, 2);
-    s = (s & 0xFFFF) + (s >> 16);
-    s = (s & 0xFFFF) + (s >> 16);
-    return (uint16_t)s;
+    hls_uint(20) s = 0;
+    for (unsigned i = 0; i < 10; i++) s += (hls_uint(20))hb_be(w, ETH_HDR_LEN + 2 * i, 2);
+    hls_uint(17) f = (hls_uint(17))(s & 0xFFFF) + (hls_uint(17))(s >> 16);
+    f = (hls_uint(17))((f & 0xFFFF) + (f >> 16));
+    return (uint16_t)f;
 }
 
 #endif /* ROCE_COMMON_H */

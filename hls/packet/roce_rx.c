@@ -126,19 +126,21 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     rx_beat0_info r = {0};
     uint8_t opcode = hb_byte(w, 42);
     uint8_t ext = roce_ext(opcode);
-    unsigned ext_len = roce_ext_len(ext);
-    unsigned pad = (hb_byte(w, 43) >> 4) & 3;
-    unsigned ip_len = (unsigned)hb_be(w, 16, 2);
-    unsigned udp_len = (unsigned)hb_be(w, 38, 2);
-    unsigned min_ip = IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + ext_len + pad + ROCE_ICRC_LEN;
-    unsigned plen = ip_len >= min_ip ? ip_len - min_ip : 0;
+    /* the lengths in their own widths (16-bit fields, 17 bits for a sum), not 32-bit
+     * unsigned: each add or compare is a short carry chain */
+    hls_uint(7) ext_len = (hls_uint(7))roce_ext_len(ext);
+    hls_uint(2) pad = (hls_uint(2))(hb_byte(w, 43) >> 4);
+    hls_uint(17) ip_len = (hls_uint(17))hb_be(w, 16, 2);
+    hls_uint(17) udp_len = (hls_uint(17))hb_be(w, 38, 2);
+    hls_uint(17) min_ip = (hls_uint(17))(IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + ROCE_ICRC_LEN) + ext_len + pad;
+    hls_uint(17) plen = ip_len >= min_ip ? (hls_uint(17))(ip_len - min_ip) : 0;
     /* Not RoCE when an identifying field that the frame holds is wrong (nb is at most 64,
      * all of them are in beat 0); a short frame whose fields so far fit is TRUNCATED. */
     bool foreign = nb < 14 || hb_be(w, 12, 2) != ETHERTYPE_IPV4 ||
                    (nb > 14 && hb_byte(w, 14) != 0x45) ||
                    (nb > 23 && hb_byte(w, 23) != IPPROTO_UDP_NUM) ||
                    (nb > 37 && hb_be(w, 36, 2) != ROCE_UDP_PORT);
-    bool len_ok = ip_len >= min_ip && udp_len + IPV4_HDR_LEN == ip_len && plen < 16384 &&
+    bool len_ok = ip_len >= min_ip && (hls_uint(17))(udp_len + IPV4_HDR_LEN) == ip_len && plen < 16384 &&
                   (plen == 0 || (ext & ROCE_EXT_PAYLOAD) != 0);
     if (foreign) r.early = ROCE_RX_NOT_ROCE;
     else if (ipv4_sum(w) != 0xFFFF) r.early = ROCE_RX_BAD_IP_CSUM;
@@ -148,7 +150,7 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     r.hlen = (uint8_t)(ROCE_BASE_LEN + ext_len);
     r.ip_len = (uint16_t)ip_len;
     r.plen = (hls_uint(14))(len_ok ? plen : 0);
-    r.pay_beats = (hls_uint(9))(((unsigned)r.plen + 63) >> 6);
+    r.pay_beats = (hls_uint(9))(((hls_uint(15))r.plen + 63) >> 6);
     r.deliver = r.early == ROCE_RX_OK && r.pay_beats != 0;
     r.resp = roce_op_is_response(opcode);
     return r;
