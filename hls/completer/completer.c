@@ -216,7 +216,7 @@ HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) 
 HLS_INLINE void finish(completer_state *st) { st->phase = st->beats_left ? CP_DRAIN : CP_WB; }
 
 /* The oldest WQE left the ring; read the next one (its data is in rdata next cycle). */
-HLS_INLINE void pop_head(completer_state *st, const cmp_wrec_t *w) {
+HLS_INLINE void pop_head(completer_state *st, nic_qp_t qp, const cmp_wrec_t *w) {
     st->c.head = (st->c.head + 1) & (NIC_OUTSTANDING - 1);
     st->c.count = st->c.count - 1;
     st->c.head_done = 0;
@@ -228,7 +228,7 @@ HLS_INLINE void pop_head(completer_state *st, const cmp_wrec_t *w) {
     if (st->c.count == 0 || (psn_le(a, w->last_psn) && !nak_next)) st->c.acked = 0;
     st->next_idx = w->wqe_index + 1;
     st->next_psn = psn_add(w->last_psn, 1); /* WQEs' PSNs are contiguous in SQ order */
-    hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | st->c.head);
+    hls_mem_read(&st->ring, ((uint32_t)qp << NIC_OUTSTANDING_BITS) | st->c.head);
 }
 
 HLS_INLINE void start_event(completer_state *st, unsigned op, nic_qp_t qp) {
@@ -247,6 +247,12 @@ HLS_INLINE void start_event(completer_state *st, unsigned op, nic_qp_t qp) {
 
 HLS_TOP void completer(const completer_in *in, completer_out *out, completer_state *st) {
     const cmp_wrec_t h = st->ring.hls_mem_rdata; /* oldest WQE of st->qp, once read */
+    /* the working row as registered at this edge. A state that only passes the row on (WB
+     * writes it back) reads this copy: read through st->c after the switch's other states,
+     * it would be the end of their predicated stores' mux chain, and the deepest of those
+     * (EVAL's verdict on the ring's output) would run on into the qpc RAM's write data */
+    const cmp_qpc_t c_reg = st->c;
+    const nic_qp_t ev_qp = st->qp; /* the event's row: only IDLE (start_event) writes st->qp */
     const uint64_t now = st->now;
     const unsigned phase = st->phase;
     out->dma_resp_ready = 1;
@@ -375,7 +381,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     }
     case CP_CTX: {
         cmp_qpc_t c = st->qpc.hls_mem_rdata;
-        unsigned fn = (unsigned)st->qp >> NIC_QP_SLOT_BITS;
+        unsigned fn = (unsigned)ev_qp >> NIC_QP_SLOT_BITS;
         bool run = st->level[fn] == NIC_SUSPEND_RUN;
         /* a timer armed before the function last entered RUN starts again in full: the
          * time suspended never counts (DA3, docs/migration.md 3); suspended, it is frozen */
@@ -385,7 +391,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             c.epoch = st->epoch[fn];
         }
         st->c = c;
-        hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) |
+        hls_mem_read(&st->ring, ((uint32_t)ev_qp << NIC_OUTSTANDING_BITS) |
                                     (c.head & (NIC_OUTSTANDING - 1)));
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
         bool expired = run && c.armed && live && c.count != 0 && now >= c.deadline;
@@ -436,7 +442,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->phase = CP_RECFLUSH;
             } else if (room) {
                 uint32_t slot = (c.head + c.count) & (NIC_OUTSTANDING - 1);
-                hls_mem_write(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | slot,
+                hls_mem_write(&st->ring, ((uint32_t)ev_qp << NIC_OUTSTANDING_BITS) | slot,
                               st->rec);
                 st->phase = CP_WB;
                 if (c.count == 0) {
@@ -507,7 +513,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             if (in->cqe_ready) {
                 st->cqes = st->cqes + 1;
                 st->retired = 1;
-                pop_head(st, &h);
+                pop_head(st, ev_qp, &h);
             }
         } else if (any && h.status != NIC_WC_SUCCESS) {
             st->act_status = h.status;
@@ -520,7 +526,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 if (h.signaled) st->cqes = st->cqes + 1;
                 st->progress = 1;
                 st->retired = 1;
-                pop_head(st, &h);
+                pop_head(st, ev_qp, &h);
             }
         } else if (v == V_RDATA) {
             st->progress = 1;
@@ -595,7 +601,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             if (!h.signaled || in->cqe_ready) {
                 if (h.signaled) st->cqes = st->cqes + 1;
                 st->retired = 1;
-                pop_head(st, &h);
+                pop_head(st, ev_qp, &h);
                 st->phase = CP_EVAL; /* the next WQE may be one that was not sent */
             }
         }
@@ -604,7 +610,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     case CP_RETIRED:
         /* tell the requester which slots are free before any REWIND / STOP */
         out->req_ctl.valid = st->retired;
-        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, st->qp, st->next_idx, st->next_psn);
+        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, ev_qp, st->next_idx, st->next_psn);
         if (!st->retired || in->req_ctl_ready) st->phase = CP_ACT;
         break;
     case CP_ACT: {
@@ -679,7 +685,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         bool alone = wr_reads_back(h.opcode) && acked_covers(&st->c, h.first_psn);
         out->req_ctl.valid = 1;
         bool reissue = alone || st->act == ACT_FORWARD;
-        out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, st->qp, h.wqe_index,
+        out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, ev_qp, h.wqe_index,
                                      h.first_psn + st->c.head_done);
         out->req_ctl.data.psn_off = (hls_u24)st->c.head_done;
         /* what that ACK says the peer has: the requester, its re-issue out, holds until the
@@ -704,14 +710,14 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         out->cqe.data = make_cqe(&st->c, &h, st->act_status);
         if (in->cqe_ready) {
             st->cqes = st->cqes + 1;
-            pop_head(st, &h);
+            pop_head(st, ev_qp, &h);
             st->phase = CP_EV;
         }
         break;
     case CP_EV:
         out->ev.valid = 1;
         out->ev.data.kind = NIC_EV_QP_ERR;
-        out->ev.data.qp = st->qp;
+        out->ev.data.qp = ev_qp;
         out->ev.data.cq = (nic_cq_t)st->c.send_cq;
         out->ev.data.detail = st->act_status;
         out->ev.data.in_cqe = 1; /* the CQE just written reports it */
@@ -719,7 +725,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         break;
     case CP_STOP:
         out->req_ctl.valid = 1;
-        out->req_ctl.data = make_ctl(NIC_REQ_STOP, st->qp, st->next_idx, 0);
+        out->req_ctl.data = make_ctl(NIC_REQ_STOP, ev_qp, st->next_idx, 0);
         if (in->req_ctl_ready) st->phase = CP_FLUSH;
         break;
     case CP_FLUSH:
@@ -734,7 +740,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             out->cqe.data = make_cqe(&st->c, &h, NIC_WC_WR_FLUSH_ERR);
             if (in->cqe_ready) {
                 st->cqes = st->cqes + 1;
-                pop_head(st, &h);
+                pop_head(st, ev_qp, &h);
             }
         }
         break;
@@ -756,14 +762,14 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         break;
     case CP_HEAD:
         /* the record written in DISPATCH is the oldest: read it back for EVAL */
-        hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) |
+        hls_mem_read(&st->ring, ((uint32_t)ev_qp << NIC_OUTSTANDING_BITS) |
                                     (st->c.head & (NIC_OUTSTANDING - 1)));
         st->phase = CP_EVAL;
         break;
     case CP_SQD_EV:
         out->ev.valid = 1;
         out->ev.data.kind = NIC_EV_SQ_DRAINED;
-        out->ev.data.qp = st->qp;
+        out->ev.data.qp = ev_qp;
         out->ev.data.cq = (nic_cq_t)st->c.send_cq;
         if (in->ev_ready) {
             st->c.sqd_wait = 0;
@@ -802,12 +808,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* every event ends here, so a drain that has just finished is seen here: the SQD
          * marker with nothing outstanding, the last retirement behind it, or (the cfg and
          * the marker race) the SQD cfg after the marker */
-        if (st->c.sqd_wait && st->c.count == 0 && st->c.state == NIC_QPS_SQD) {
+        if (c_reg.sqd_wait && c_reg.count == 0 && c_reg.state == NIC_QPS_SQD) {
             st->phase = CP_SQD_EV;
             break;
         }
-        hls_mem_write(&st->qpc, st->qp, st->c);
-        st->dirty = st->dirty | ((uint64_t)1 << (unsigned)st->qp);
+        hls_mem_write(&st->qpc, ev_qp, c_reg);
+        st->dirty = st->dirty | ((uint64_t)1 << (unsigned)ev_qp);
         st->phase = CP_IDLE;
         break;
     }
