@@ -108,7 +108,7 @@ HLS_INLINE bool acked_covers(const cmp_qpc_t *c, uint32_t psn) {
 }
 
 /* What the response packet (latched in st) means for the oldest outstanding WQE w. */
-HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint8_t *status) {
+HLS_INLINE unsigned verdict(const completer_state *st, const cmp_qpc_t *c, const cmp_wrec_t *w, uint8_t *status) {
     uint32_t p = (uint32_t)st->p_psn;
     uint8_t op = st->p_op;
     unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 2 reserved, 3 NAK */
@@ -117,8 +117,8 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
     *status = NIC_WC_SUCCESS;
     /* an earlier ACK already covered this WQE (cmp_qpc_t.acked): a SEND/WRITE is done; a
      * READ/atomic lost its response, as if that ACK came now (9.7.5.1.4) */
-    if (!resp && acked_covers(&st->c, w->last_psn)) return V_RETIRE;
-    if (resp && acked_covers(&st->c, w->first_psn) && psn_lt(p, w->first_psn)) return V_RETRY;
+    if (!resp && acked_covers(c, w->last_psn)) return V_RETIRE;
+    if (resp && acked_covers(c, w->first_psn) && psn_lt(p, w->first_psn)) return V_RETRY;
     if (op == ROCE_OP_ACKNOWLEDGE && syn_type == 0) {
         /* coalesced ACK: everything up to p arrived; a READ/atomic at or before p whose
          * response we have not seen lost it (9.7.5.1.4), go back to it */
@@ -139,7 +139,7 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
          * are echoes of the same condition: counting them burnt every retry in a burst and
          * cut the wait short (testbench/scenario rnr-wait); the resend after the wait
          * settles them (9.7.5.2.8) */
-        if (st->c.rnr_wait) return V_DONE;
+        if (c->rnr_wait) return V_DONE;
         if (syn_type == 1) return V_RNR;
         switch (st->p_syn & 0x1f) {
         case 0: return V_RETRY; /* PSN sequence error: resend the message containing p */
@@ -154,25 +154,25 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
                    ? V_ATOMIC : V_DONE;
     /* READ RESPONSE: exactly the next PSN, opcode and length (9.7.5.1.3, rxe check_ack); a
      * request re-issued after partial data is answered FIRST/ONLY from where it resumed */
-    unsigned sh = mtu_log(st->c.pmtu);
+    unsigned sh = mtu_log(c->pmtu);
     uint32_t mtu = 1u << sh;
-    uint64_t done = (uint64_t)st->c.head_done << sh;
+    uint64_t done = (uint64_t)c->head_done << sh;
     uint32_t rem = (uint64_t)w->length > done ? (uint32_t)(w->length - done) : 0;
-    bool first = st->c.head_done == st->c.rd_start;
+    bool first = c->head_done == c->rd_start;
     bool last = p == w->last_psn;
     uint32_t len = st->p_len;
     bool ok_op = (op == ROCE_OP_READ_RESPONSE_FIRST && first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_MIDDLE && !first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_LAST && !first && last && len == rem) ||
                  (op == ROCE_OP_READ_RESPONSE_ONLY && first && last && len == rem);
-    bool ok_psn = p == psn_add(w->first_psn, st->c.head_done);
+    bool ok_psn = p == psn_add(w->first_psn, c->head_done);
     return w->opcode == NIC_WR_READ && ok_op && ok_psn ? V_RDATA : V_DONE;
 }
 
 /* PSNs of the oldest SEND/WRITE w that this ACK or NAK shows the responder has (IB 9.7.5.1:
  * an ACK for p acknowledges every PSN up to p, a sequence or RNR NAK for p every PSN before
  * p); a resend starts behind them. 0 for anything else (a READ/atomic counts its responses). */
-HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
+HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_qpc_t *c, const cmp_wrec_t *w) {
     uint32_t p = (uint32_t)st->p_psn;
     unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 3 NAK */
     bool seq_nak = syn_type == 3 && (st->p_syn & 0x1f) == 0;
@@ -181,8 +181,8 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
     if (wr_reads_back(w->opcode)) return 0;
     /* a kept ACK (acked) that ends inside w: it came while an earlier READ/atomic was the
      * oldest, and tells what the peer has of w too */
-    uint32_t a = st->c.acked & 0xFFFFFF;
-    bool kept_inside = (st->c.acked >> 31) != 0 && psn_le(w->first_psn, a) && psn_lt(a, w->last_psn);
+    uint32_t a = c->acked & 0xFFFFFF;
+    bool kept_inside = (c->acked >> 31) != 0 && psn_le(w->first_psn, a) && psn_lt(a, w->last_psn);
     uint32_t from_kept = kept_inside ? psn_sub(a, w->first_psn) + 1u : 0u;
     uint32_t from_pkt = tells && inside ? psn_sub(p, w->first_psn) + (syn_type == 0 ? 1u : 0u) : 0u;
     return from_pkt > from_kept ? from_pkt : from_kept;
@@ -198,7 +198,7 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
  * and drops everything after it, so when the WQE holding p is the oldest, the resend from
  * p starts at once (CP_EVAL) instead of after a timeout; the READ alone is re-issued first
  * instead of a go-back-N round over every WQE between (lossy migration seed 149). */
-HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) {
+HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_qpc_t *c, const cmp_wrec_t *w) {
     uint32_t p = (uint32_t)st->p_psn;
     bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
     bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
@@ -208,27 +208,27 @@ HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) 
     uint32_t q = nak ? (p - 1) & ROCE_PSN_MASK : p;
     /* an ACK already kept past q stays: the later of the two */
     bool keep = (ack || later_resp || nak) && wr_reads_back(w->opcode) && psn_le(w->first_psn, q) &&
-                !acked_covers(&st->c, q + 1);
-    return keep ? (q | 0x80000000u | (nak ? ACKED_NAK : 0u)) : st->c.acked;
+                !acked_covers(c, q + 1);
+    return keep ? (q | 0x80000000u | (nak ? ACKED_NAK : 0u)) : c->acked;
 }
 
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */
 HLS_INLINE void finish(completer_state *st) { st->phase = st->beats_left ? CP_DRAIN : CP_WB; }
 
 /* The oldest WQE left the ring; read the next one (its data is in rdata next cycle). */
-HLS_INLINE void pop_head(completer_state *st, nic_qp_t qp, const cmp_wrec_t *w) {
-    st->c.head = (st->c.head + 1) & (NIC_OUTSTANDING - 1);
-    st->c.count = st->c.count - 1;
-    st->c.head_done = 0;
-    st->c.rd_start = 0;
+HLS_INLINE void pop_head(completer_state *st, cmp_qpc_t *c, nic_qp_t qp, const cmp_wrec_t *w) {
+    c->head = (c->head + 1) & (NIC_OUTSTANDING - 1);
+    c->count = c->count - 1;
+    c->head_done = 0;
+    c->rd_start = 0;
     /* an ACK up to or before this WQE has nothing left to cover; a kept NAK's stays while the
      * next WQE holds the NAKed PSN */
-    uint32_t a = st->c.acked & 0xFFFFFF;
-    bool nak_next = (st->c.acked & ACKED_NAK) != 0 && a == w->last_psn;
-    if (st->c.count == 0 || (psn_le(a, w->last_psn) && !nak_next)) st->c.acked = 0;
+    uint32_t a = c->acked & 0xFFFFFF;
+    bool nak_next = (c->acked & ACKED_NAK) != 0 && a == w->last_psn;
+    if (c->count == 0 || (psn_le(a, w->last_psn) && !nak_next)) c->acked = 0;
     st->next_idx = w->wqe_index + 1;
     st->next_psn = psn_add(w->last_psn, 1); /* WQEs' PSNs are contiguous in SQ order */
-    hls_mem_read(&st->ring, ((uint32_t)qp << NIC_OUTSTANDING_BITS) | st->c.head);
+    hls_mem_read(&st->ring, ((uint32_t)qp << NIC_OUTSTANDING_BITS) | c->head);
 }
 
 HLS_INLINE void start_event(completer_state *st, unsigned op, nic_qp_t qp) {
@@ -399,7 +399,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         break;
     }
     case CP_DISPATCH: {
-        cmp_qpc_t c = st->c;
+        cmp_qpc_t c = c_reg;
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
         switch (st->op) {
         case OP_CFG: {
@@ -494,26 +494,27 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* one verdict per cycle on the oldest WQE; retiring loops on the next one. A WQE the
          * requester did not send (status != 0) completes as soon as it is the oldest: a flush
          * record with WR_FLUSH_ERR, a rejected WQE with its status and then the QP fails. */
+        cmp_qpc_t c = c_reg;
         uint8_t status = 0;
-        bool any = st->c.count != 0;
+        bool any = c.count != 0;
         unsigned v = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT
-                         ? verdict(st, &h, &status) : V_DONE;
+                         ? verdict(st, &c, &h, &status) : V_DONE;
         /* a duplicated or delayed response after a resend started is an echo of the loss
          * that is already being repaired: one resend per loss, not one per echo (with
          * duplication on the wire every retry was burnt at once: testbench/scenario faults).
          * Progress earlier in this event (a READ just completed) ends the repair: the next
          * WQE's own loss is a new one */
-        bool echo = v == V_RETRY && st->c.retrying && !st->progress;
+        bool echo = v == V_RETRY && c.retrying && !st->progress;
         if (echo) v = V_DONE;
-        if (any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT) st->c.acked = acked_after(st, &h);
+        if (any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT) c.acked = acked_after(st, &c, &h);
         st->act_status = status;
         if (any && h.status == NIC_WC_WR_FLUSH_ERR) {
             out->cqe.valid = 1;
-            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_WR_FLUSH_ERR);
+            out->cqe.data = make_cqe(&c, &h, NIC_WC_WR_FLUSH_ERR);
             if (in->cqe_ready) {
                 st->cqes = st->cqes + 1;
                 st->retired = 1;
-                pop_head(st, ev_qp, &h);
+                pop_head(st, &c, ev_qp, &h);
             }
         } else if (any && h.status != NIC_WC_SUCCESS) {
             st->act_status = h.status;
@@ -521,12 +522,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             st->phase = CP_RETIRED;
         } else if (v == V_RETIRE) {
             out->cqe.valid = h.signaled;
-            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_SUCCESS);
+            out->cqe.data = make_cqe(&c, &h, NIC_WC_SUCCESS);
             if (!h.signaled || in->cqe_ready) {
                 if (h.signaled) st->cqes = st->cqes + 1;
                 st->progress = 1;
                 st->retired = 1;
-                pop_head(st, ev_qp, &h);
+                pop_head(st, &c, ev_qp, &h);
             }
         } else if (v == V_RDATA) {
             st->progress = 1;
@@ -536,14 +537,14 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             st->phase = CP_ATOMIC;
         } else {
             /* what the responder has of the head: a resend starts behind it */
-            uint32_t has = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT ? peer_has(st, &h) : 0;
-            st->advanced = has > st->c.head_done;
-            if (has > st->c.head_done) st->c.head_done = has;
+            uint32_t has = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT ? peer_has(st, &c, &h) : 0;
+            st->advanced = has > c.head_done;
+            if (has > c.head_done) c.head_done = has;
             st->partial = v == V_PARTIAL;
             /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
-            uint32_t a1 = psn_add(st->c.acked & ROCE_PSN_MASK, 1);
-            bool nak_here = any && (st->c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
-            if (nak_here) st->c.acked = 0;
+            uint32_t a1 = psn_add(c.acked & ROCE_PSN_MASK, 1);
+            bool nak_here = any && (c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
+            if (nak_here) c.acked = 0;
             /* a second sequence NAK past the start of the resend under way (the packet the
              * first one named came late, another was lost: lossy migration seed 173) is not
              * an echo: the resend may start at its PSN instead. No retry is counted, and the
@@ -555,6 +556,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                       : v == V_FATAL ? ACT_FAIL : ACT_NONE;
             st->phase = CP_RETIRED;
         }
+        st->c = c;
         break;
     }
     case CP_RDATA: {
@@ -562,7 +564,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         uint32_t left = (uint32_t)st->p_len - st->wr_off;
         nic_dma_req_t d = {0};
         d.write = 1;
-        d.addr = h.local_addr + ((uint64_t)st->c.head_done << mtu_log(st->c.pmtu)) + st->wr_off;
+        d.addr = h.local_addr + ((uint64_t)c_reg.head_done << mtu_log(c_reg.pmtu)) + st->wr_off;
         d.len = left > 64 ? 64 : left;
         d.data = in->rx_pay.data.data;
         out->dma_req.valid = in->rx_pay.valid;
@@ -590,21 +592,23 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     case CP_COMPLETE: {
         /* a READ response that is not the last moves head_done; the last one, or an atomic ACK,
          * completes the WQE (after its data write: same DMA port, so ordered before the CQE) */
+        cmp_qpc_t c = c_reg;
         bool whole = st->p_op != ROCE_OP_READ_RESPONSE_FIRST &&
                      st->p_op != ROCE_OP_READ_RESPONSE_MIDDLE;
         if (!whole) {
-            st->c.head_done = st->c.head_done + 1;
+            c.head_done = c.head_done + 1;
             st->phase = CP_RETIRED;
         } else {
             out->cqe.valid = h.signaled;
-            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_SUCCESS);
+            out->cqe.data = make_cqe(&c, &h, NIC_WC_SUCCESS);
             if (!h.signaled || in->cqe_ready) {
                 if (h.signaled) st->cqes = st->cqes + 1;
                 st->retired = 1;
-                pop_head(st, ev_qp, &h);
+                pop_head(st, &c, ev_qp, &h);
                 st->phase = CP_EVAL; /* the next WQE may be one that was not sent */
             }
         }
+        st->c = c;
         break;
     }
     case CP_RETIRED:
@@ -614,7 +618,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         if (!st->retired || in->req_ctl_ready) st->phase = CP_ACT;
         break;
     case CP_ACT: {
-        cmp_qpc_t c = st->c;
+        cmp_qpc_t c = c_reg;
         if (st->progress) {
             reset_retries(&c);
             restart_timer(&c, now);
@@ -682,18 +686,18 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* a READ/atomic an ACK went past (acked): the peer has the requests after it, so
          * only this one is sent again (REISSUE); otherwise (a sequence or RNR NAK, a timeout
          * with no such ACK) the peer may lack them: go-back-N (REWIND) */
-        bool alone = wr_reads_back(h.opcode) && acked_covers(&st->c, h.first_psn);
+        bool alone = wr_reads_back(h.opcode) && acked_covers(&c_reg, h.first_psn);
         out->req_ctl.valid = 1;
         bool reissue = alone || st->act == ACT_FORWARD;
         out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, ev_qp, h.wqe_index,
-                                     h.first_psn + st->c.head_done);
-        out->req_ctl.data.psn_off = (hls_u24)st->c.head_done;
+                                     h.first_psn + c_reg.head_done);
+        out->req_ctl.data.psn_off = (hls_u24)c_reg.head_done;
         /* what that ACK says the peer has: the requester, its re-issue out, holds until the
          * WQEs it covers retire instead of going back to send them (lossy migration seed 65) */
         out->req_ctl.data.acked = alone;
-        out->req_ctl.data.acked_psn = (hls_u24)(st->c.acked & 0xFFFFFF);
+        out->req_ctl.data.acked_psn = (hls_u24)(c_reg.acked & 0xFFFFFF);
         if (in->req_ctl_ready) {
-            cmp_qpc_t c = st->c;
+            cmp_qpc_t c = c_reg;
             if (st->act == ACT_RETRY && c.backoff && c.cur_exp < c.backoff_cap)
                 c.cur_exp = c.cur_exp + 1;
             c.rd_start = c.head_done; /* the re-issued READ's first response comes there */
@@ -707,10 +711,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     case CP_ERRCQE:
         /* an error completion is always reported, signaled or not (10.7.3.1) */
         out->cqe.valid = 1;
-        out->cqe.data = make_cqe(&st->c, &h, st->act_status);
+        out->cqe.data = make_cqe(&c_reg, &h, st->act_status);
         if (in->cqe_ready) {
+            cmp_qpc_t c = c_reg;
             st->cqes = st->cqes + 1;
-            pop_head(st, ev_qp, &h);
+            pop_head(st, &c, ev_qp, &h);
+            st->c = c;
             st->phase = CP_EV;
         }
         break;
@@ -718,7 +724,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         out->ev.valid = 1;
         out->ev.data.kind = NIC_EV_QP_ERR;
         out->ev.data.qp = ev_qp;
-        out->ev.data.cq = (nic_cq_t)st->c.send_cq;
+        out->ev.data.cq = (nic_cq_t)c_reg.send_cq;
         out->ev.data.detail = st->act_status;
         out->ev.data.in_cqe = 1; /* the CQE just written reports it */
         if (in->ev_ready) st->phase = CP_STOP;
@@ -730,23 +736,27 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         break;
     case CP_FLUSH:
         /* the QP is in error: every outstanding WQE completes with WR_FLUSH_ERR */
-        if (st->c.count == 0) {
-            st->c.state = NIC_QPS_ERR;
-            st->c.armed = 0;
-            st->c.rnr_wait = 0;
+        if (c_reg.count == 0) {
+            cmp_qpc_t c = c_reg;
+            c.state = NIC_QPS_ERR;
+            c.armed = 0;
+            c.rnr_wait = 0;
+            st->c = c;
             finish(st);
         } else {
             out->cqe.valid = 1;
-            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_WR_FLUSH_ERR);
+            out->cqe.data = make_cqe(&c_reg, &h, NIC_WC_WR_FLUSH_ERR);
             if (in->cqe_ready) {
+                cmp_qpc_t c = c_reg;
                 st->cqes = st->cqes + 1;
-                pop_head(st, ev_qp, &h);
+                pop_head(st, &c, ev_qp, &h);
+                st->c = c;
             }
         }
         break;
     case CP_RECFLUSH:
         out->cqe.valid = 1;
-        out->cqe.data = make_cqe(&st->c, &st->rec, NIC_WC_WR_FLUSH_ERR);
+        out->cqe.data = make_cqe(&c_reg, &st->rec, NIC_WC_WR_FLUSH_ERR);
         if (in->cqe_ready) {
             st->cqes = st->cqes + 1;
             st->phase = CP_WB;
@@ -763,16 +773,18 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     case CP_HEAD:
         /* the record written in DISPATCH is the oldest: read it back for EVAL */
         hls_mem_read(&st->ring, ((uint32_t)ev_qp << NIC_OUTSTANDING_BITS) |
-                                    (st->c.head & (NIC_OUTSTANDING - 1)));
+                                    (c_reg.head & (NIC_OUTSTANDING - 1)));
         st->phase = CP_EVAL;
         break;
     case CP_SQD_EV:
         out->ev.valid = 1;
         out->ev.data.kind = NIC_EV_SQ_DRAINED;
         out->ev.data.qp = ev_qp;
-        out->ev.data.cq = (nic_cq_t)st->c.send_cq;
+        out->ev.data.cq = (nic_cq_t)c_reg.send_cq;
         if (in->ev_ready) {
-            st->c.sqd_wait = 0;
+            cmp_qpc_t c = c_reg;
+            c.sqd_wait = 0;
+            st->c = c;
             st->phase = CP_WB;
         }
         break;
