@@ -108,10 +108,10 @@ HLS_INLINE bool acked_covers(const cmp_qpc_t *c, uint32_t psn) {
 }
 
 /* What the response packet (latched in st) means for the oldest outstanding WQE w. */
-HLS_INLINE unsigned verdict(const completer_state *st, const cmp_qpc_t *c, const cmp_wrec_t *w, uint8_t *status) {
-    uint32_t p = (uint32_t)st->p_psn;
-    uint8_t op = st->p_op;
-    unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 2 reserved, 3 NAK */
+HLS_INLINE unsigned verdict(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *w, uint8_t *status) {
+    uint32_t p = (uint32_t)e->p_psn;
+    uint8_t op = e->p_op;
+    unsigned syn_type = (e->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 2 reserved, 3 NAK */
     bool resp = wr_reads_back(w->opcode);
     bool before = psn_lt(w->last_psn, p);     /* the packet is for a later WQE */
     *status = NIC_WC_SUCCESS;
@@ -141,7 +141,7 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_qpc_t *c, const
          * settles them (9.7.5.2.8) */
         if (c->rnr_wait) return V_DONE;
         if (syn_type == 1) return V_RNR;
-        switch (st->p_syn & 0x1f) {
+        switch (e->p_syn & 0x1f) {
         case 0: return V_RETRY; /* PSN sequence error: resend the message containing p */
         case 1: *status = NIC_WC_REM_INV_REQ_ERR; return V_FATAL;
         case 2: *status = NIC_WC_REM_ACCESS_ERR; return V_FATAL;
@@ -160,7 +160,7 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_qpc_t *c, const
     uint32_t rem = (uint64_t)w->length > done ? (uint32_t)(w->length - done) : 0;
     bool first = c->head_done == c->rd_start;
     bool last = p == w->last_psn;
-    uint32_t len = st->p_len;
+    uint32_t len = e->p_len;
     bool ok_op = (op == ROCE_OP_READ_RESPONSE_FIRST && first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_MIDDLE && !first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_LAST && !first && last && len == rem) ||
@@ -172,11 +172,11 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_qpc_t *c, const
 /* PSNs of the oldest SEND/WRITE w that this ACK or NAK shows the responder has (IB 9.7.5.1:
  * an ACK for p acknowledges every PSN up to p, a sequence or RNR NAK for p every PSN before
  * p); a resend starts behind them. 0 for anything else (a READ/atomic counts its responses). */
-HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_qpc_t *c, const cmp_wrec_t *w) {
-    uint32_t p = (uint32_t)st->p_psn;
-    unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 3 NAK */
-    bool seq_nak = syn_type == 3 && (st->p_syn & 0x1f) == 0;
-    bool tells = st->p_op == ROCE_OP_ACKNOWLEDGE && (syn_type <= 1 || seq_nak);
+HLS_INLINE uint32_t peer_has(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *w) {
+    uint32_t p = (uint32_t)e->p_psn;
+    unsigned syn_type = (e->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 3 NAK */
+    bool seq_nak = syn_type == 3 && (e->p_syn & 0x1f) == 0;
+    bool tells = e->p_op == ROCE_OP_ACKNOWLEDGE && (syn_type <= 1 || seq_nak);
     bool inside = psn_le(w->first_psn, p) && psn_le(p, w->last_psn);
     if (wr_reads_back(w->opcode)) return 0;
     /* a kept ACK (acked) that ends inside w: it came while an earlier READ/atomic was the
@@ -198,11 +198,11 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_qpc_t *c, cons
  * and drops everything after it, so when the WQE holding p is the oldest, the resend from
  * p starts at once (CP_EVAL) instead of after a timeout; the READ alone is re-issued first
  * instead of a go-back-N round over every WQE between (lossy migration seed 149). */
-HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_qpc_t *c, const cmp_wrec_t *w) {
-    uint32_t p = (uint32_t)st->p_psn;
-    bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
-    bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
-    bool later_resp = roce_op_is_response(st->p_op) && st->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
+HLS_INLINE uint32_t acked_after(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *w) {
+    uint32_t p = (uint32_t)e->p_psn;
+    bool ack = e->p_op == ROCE_OP_ACKNOWLEDGE && ((e->p_syn >> 5) & 3) == 0;
+    bool nak = e->p_op == ROCE_OP_ACKNOWLEDGE && e->p_syn == 0x60;
+    bool later_resp = roce_op_is_response(e->p_op) && e->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
     /* the last PSN the peer has; psn_sub(p, 1) written out: inlined under the ?: it left
      * LLVM two more basic blocks, so more muxes, than this */
     uint32_t q = nak ? (p - 1) & ROCE_PSN_MASK : p;
@@ -213,7 +213,7 @@ HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_qpc_t *c, c
 }
 
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */
-HLS_INLINE void finish(completer_state *st) { st->phase = st->beats_left ? CP_DRAIN : CP_WB; }
+HLS_INLINE void finish(completer_state *st, uint16_t beats_left) { st->phase = beats_left ? CP_DRAIN : CP_WB; }
 
 /* The oldest WQE left the ring; read the next one (its data is in rdata next cycle). */
 HLS_INLINE void pop_head(completer_state *st, cmp_qpc_t *c, nic_qp_t qp, const cmp_wrec_t *w) {
@@ -226,33 +226,33 @@ HLS_INLINE void pop_head(completer_state *st, cmp_qpc_t *c, nic_qp_t qp, const c
     uint32_t a = c->acked & 0xFFFFFF;
     bool nak_next = (c->acked & ACKED_NAK) != 0 && a == w->last_psn;
     if (c->count == 0 || (psn_le(a, w->last_psn) && !nak_next)) c->acked = 0;
-    st->next_idx = w->wqe_index + 1;
-    st->next_psn = psn_add(w->last_psn, 1); /* WQEs' PSNs are contiguous in SQ order */
+    st->e.next_idx = w->wqe_index + 1;
+    st->e.next_psn = psn_add(w->last_psn, 1); /* WQEs' PSNs are contiguous in SQ order */
     hls_mem_read(&st->ring, ((uint32_t)qp << NIC_OUTSTANDING_BITS) | c->head);
 }
 
 HLS_INLINE void start_event(completer_state *st, unsigned op, nic_qp_t qp) {
-    st->op = op;
-    st->qp = qp;
-    st->act = ACT_NONE;
-    st->progress = 0;
-    st->partial = 0;
-    st->advanced = 0;
-    st->retired = 0;
-    st->beats_left = 0;
-    st->wr_off = 0;
+    st->e.op = op;
+    st->e.qp = qp;
+    st->e.act = ACT_NONE;
+    st->e.progress = 0;
+    st->e.partial = 0;
+    st->e.advanced = 0;
+    st->e.retired = 0;
+    st->e.beats_left = 0;
+    st->e.wr_off = 0;
     hls_mem_read(&st->qpc, qp);
     st->phase = CP_CTX;
 }
 
 HLS_TOP void completer(const completer_in *in, completer_out *out, completer_state *st) {
-    const cmp_wrec_t h = st->ring.hls_mem_rdata; /* oldest WQE of st->qp, once read */
+    const cmp_wrec_t h = st->ring.hls_mem_rdata; /* oldest WQE of the event's row, once read */
     /* the working row as registered at this edge. A state that only passes the row on (WB
      * writes it back) reads this copy: read through st->c after the switch's other states,
      * it would be the end of their predicated stores' mux chain, and the deepest of those
      * (EVAL's verdict on the ring's output) would run on into the qpc RAM's write data */
     const cmp_qpc_t c_reg = st->c;
-    const nic_qp_t ev_qp = st->qp; /* the event's row: only IDLE (start_event) writes st->qp */
+    const cmp_event_t e = st->e; /* the event as registered at this edge, read as c_reg is */
     const uint64_t now = st->now;
     const unsigned phase = st->phase;
     out->dma_resp_ready = 1;
@@ -365,23 +365,23 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             const roce_hdr_t *r = &in->rx_pkt.data.hdr;
             out->rx_pkt_ready = 1;
             pkt_taken = true;
-            st->p_op = r->opcode;
-            st->p_psn = r->psn;
-            st->p_qpn = r->dest_qp;
-            st->p_syn = r->aeth_syndrome;
-            st->p_orig = r->atomic_orig;
-            st->p_len = r->payload_len;
+            st->e.p_op = r->opcode;
+            st->e.p_psn = r->psn;
+            st->e.p_qpn = r->dest_qp;
+            st->e.p_syn = r->aeth_syndrome;
+            st->e.p_orig = r->atomic_orig;
+            st->e.p_len = r->payload_len;
             nic_qp_t qp = (nic_qp_t)(((unsigned)in->rx_pkt.data.fn << NIC_QP_SLOT_BITS) |
                                      ((unsigned)r->dest_qp & (NIC_QP_PER_FN - 1)));
             start_event(st, OP_PKT, qp);
-            st->beats_left = (uint16_t)(((unsigned)r->payload_len + 63) >> 6);
+            st->e.beats_left = (uint16_t)(((unsigned)r->payload_len + 63) >> 6);
         }
         if (!in->cfg.valid) st->scan_turn = !scan_now;
         break;
     }
     case CP_CTX: {
         cmp_qpc_t c = st->qpc.hls_mem_rdata;
-        unsigned fn = (unsigned)ev_qp >> NIC_QP_SLOT_BITS;
+        unsigned fn = (unsigned)e.qp >> NIC_QP_SLOT_BITS;
         bool run = st->level[fn] == NIC_SUSPEND_RUN;
         /* a timer armed before the function last entered RUN starts again in full: the
          * time suspended never counts (DA3, docs/migration.md 3); suspended, it is frozen */
@@ -391,17 +391,17 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             c.epoch = st->epoch[fn];
         }
         st->c = c;
-        hls_mem_read(&st->ring, ((uint32_t)ev_qp << NIC_OUTSTANDING_BITS) |
+        hls_mem_read(&st->ring, ((uint32_t)e.qp << NIC_OUTSTANDING_BITS) |
                                     (c.head & (NIC_OUTSTANDING - 1)));
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
         bool expired = run && c.armed && live && c.count != 0 && now >= c.deadline;
-        st->phase = st->op == OP_TMO && !expired ? (stale ? CP_WB : CP_IDLE) : CP_DISPATCH;
+        st->phase = e.op == OP_TMO && !expired ? (stale ? CP_WB : CP_IDLE) : CP_DISPATCH;
         break;
     }
     case CP_DISPATCH: {
         cmp_qpc_t c = c_reg;
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
-        switch (st->op) {
+        switch (e.op) {
         case OP_CFG: {
             /* ->RESET clears the row; otherwise the attributes are copied and a new message
              * count starts; ->ERR flushes what is outstanding (9.9.2) */
@@ -442,7 +442,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->phase = CP_RECFLUSH;
             } else if (room) {
                 uint32_t slot = (c.head + c.count) & (NIC_OUTSTANDING - 1);
-                hls_mem_write(&st->ring, ((uint32_t)ev_qp << NIC_OUTSTANDING_BITS) | slot,
+                hls_mem_write(&st->ring, ((uint32_t)e.qp << NIC_OUTSTANDING_BITS) | slot,
                               st->rec);
                 st->phase = CP_WB;
                 if (c.count == 0) {
@@ -472,17 +472,17 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         }
         case OP_TMO:
             if (c.rnr_wait) {
-                st->act = ACT_REWIND; /* RNR wait over: resend, the RNR retry was counted */
+                st->e.act = ACT_REWIND; /* RNR wait over: resend, the RNR retry was counted */
             } else {
                 st->timeouts = st->timeouts + 1;
-                st->act = ACT_RETRY;
+                st->e.act = ACT_RETRY;
             }
             st->phase = CP_ACT;
             break;
         default: /* OP_PKT */
-            if (!live || c.count == 0 || c.qpn != (uint32_t)st->p_qpn) {
+            if (!live || c.count == 0 || c.qpn != (uint32_t)e.p_qpn) {
                 st->dropped = st->dropped + 1;
-                finish(st);
+                finish(st, e.beats_left);
             } else {
                 st->phase = CP_EVAL;
             }
@@ -497,50 +497,51 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         cmp_qpc_t c = c_reg;
         uint8_t status = 0;
         bool any = c.count != 0;
-        unsigned v = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT
-                         ? verdict(st, &c, &h, &status) : V_DONE;
+        bool judged = any && h.status == NIC_WC_SUCCESS && e.op == OP_PKT; /* a sent WQE, a packet */
+        unsigned v = judged ? verdict(&e, &c, &h, &status) : V_DONE;
         /* a duplicated or delayed response after a resend started is an echo of the loss
          * that is already being repaired: one resend per loss, not one per echo (with
          * duplication on the wire every retry was burnt at once: testbench/scenario faults).
          * Progress earlier in this event (a READ just completed) ends the repair: the next
          * WQE's own loss is a new one */
-        bool echo = v == V_RETRY && c.retrying && !st->progress;
+        bool echo = v == V_RETRY && c.retrying && !e.progress;
         if (echo) v = V_DONE;
-        if (any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT) c.acked = acked_after(st, &c, &h);
-        st->act_status = status;
+        if (judged) c.acked = acked_after(&e, &c, &h);
+        st->e.act_status = status;
         if (any && h.status == NIC_WC_WR_FLUSH_ERR) {
             out->cqe.valid = 1;
             out->cqe.data = make_cqe(&c, &h, NIC_WC_WR_FLUSH_ERR);
             if (in->cqe_ready) {
                 st->cqes = st->cqes + 1;
-                st->retired = 1;
-                pop_head(st, &c, ev_qp, &h);
+                st->e.retired = 1;
+                pop_head(st, &c, e.qp, &h);
             }
         } else if (any && h.status != NIC_WC_SUCCESS) {
-            st->act_status = h.status;
-            st->act = ACT_FAIL;
+            st->e.act_status = h.status;
+            st->e.act = ACT_FAIL;
             st->phase = CP_RETIRED;
         } else if (v == V_RETIRE) {
             out->cqe.valid = h.signaled;
             out->cqe.data = make_cqe(&c, &h, NIC_WC_SUCCESS);
             if (!h.signaled || in->cqe_ready) {
                 if (h.signaled) st->cqes = st->cqes + 1;
-                st->progress = 1;
-                st->retired = 1;
-                pop_head(st, &c, ev_qp, &h);
+                st->e.progress = 1;
+                st->e.retired = 1;
+                pop_head(st, &c, e.qp, &h);
             }
         } else if (v == V_RDATA) {
-            st->progress = 1;
-            st->phase = st->beats_left ? CP_RDATA : CP_COMPLETE;
+            st->e.progress = 1;
+            st->phase = e.beats_left ? CP_RDATA : CP_COMPLETE;
         } else if (v == V_ATOMIC) {
-            st->progress = 1;
+            st->e.progress = 1;
             st->phase = CP_ATOMIC;
         } else {
             /* what the responder has of the head: a resend starts behind it */
-            uint32_t has = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT ? peer_has(st, &c, &h) : 0;
-            st->advanced = has > c.head_done;
+            uint32_t has = judged ? peer_has(&e, &c, &h) : 0;
+            bool advanced = has > c.head_done;
+            st->e.advanced = advanced;
             if (has > c.head_done) c.head_done = has;
-            st->partial = v == V_PARTIAL;
+            st->e.partial = v == V_PARTIAL;
             /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
             uint32_t a1 = psn_add(c.acked & ROCE_PSN_MASK, 1);
             bool nak_here = any && (c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
@@ -550,9 +551,9 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
              * an echo: the resend may start at its PSN instead. No retry is counted, and the
              * requester moves there only if it has not passed it (REISSUE of a SEND/WRITE),
              * so a round that has gone past is never sent back */
-            bool seq_nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
-            bool forward = echo && seq_nak && st->advanced;
-            st->act = v == V_RETRY || nak_here ? ACT_RETRY : forward ? ACT_FORWARD : v == V_RNR ? ACT_RNR
+            bool seq_nak = e.p_op == ROCE_OP_ACKNOWLEDGE && e.p_syn == 0x60;
+            bool forward = echo && seq_nak && advanced;
+            st->e.act = v == V_RETRY || nak_here ? ACT_RETRY : forward ? ACT_FORWARD : v == V_RNR ? ACT_RNR
                       : v == V_FATAL ? ACT_FAIL : ACT_NONE;
             st->phase = CP_RETIRED;
         }
@@ -561,19 +562,20 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     }
     case CP_RDATA: {
         /* payload beat -> one DMA write at local_addr + head_done * mtu + 64 i */
-        uint32_t left = (uint32_t)st->p_len - st->wr_off;
+        uint32_t left = (uint32_t)e.p_len - e.wr_off;
         nic_dma_req_t d = {0};
         d.write = 1;
-        d.addr = h.local_addr + ((uint64_t)c_reg.head_done << mtu_log(c_reg.pmtu)) + st->wr_off;
+        d.addr = h.local_addr + ((uint64_t)c_reg.head_done << mtu_log(c_reg.pmtu)) + e.wr_off;
         d.len = left > 64 ? 64 : left;
         d.data = in->rx_pay.data.data;
         out->dma_req.valid = in->rx_pay.valid;
         out->dma_req.data = d;
         out->rx_pay_ready = in->dma_req_ready;
         if (hls_fire(in->rx_pay.valid, in->dma_req_ready)) {
-            st->wr_off = st->wr_off + 64;
-            st->beats_left = st->beats_left - 1;
-            if (st->beats_left == 0) st->phase = CP_COMPLETE;
+            uint16_t beats_left = e.beats_left - 1;
+            st->e.wr_off = e.wr_off + 64;
+            st->e.beats_left = beats_left;
+            if (beats_left == 0) st->phase = CP_COMPLETE;
         }
         break;
     }
@@ -583,7 +585,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         d.write = 1;
         d.addr = h.local_addr;
         d.len = 8;
-        d.data = st->p_orig;
+        d.data = e.p_orig;
         out->dma_req.valid = 1;
         out->dma_req.data = d;
         if (in->dma_req_ready) st->phase = CP_COMPLETE;
@@ -593,8 +595,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* a READ response that is not the last moves head_done; the last one, or an atomic ACK,
          * completes the WQE (after its data write: same DMA port, so ordered before the CQE) */
         cmp_qpc_t c = c_reg;
-        bool whole = st->p_op != ROCE_OP_READ_RESPONSE_FIRST &&
-                     st->p_op != ROCE_OP_READ_RESPONSE_MIDDLE;
+        bool whole = e.p_op != ROCE_OP_READ_RESPONSE_FIRST &&
+                     e.p_op != ROCE_OP_READ_RESPONSE_MIDDLE;
         if (!whole) {
             c.head_done = c.head_done + 1;
             st->phase = CP_RETIRED;
@@ -603,8 +605,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             out->cqe.data = make_cqe(&c, &h, NIC_WC_SUCCESS);
             if (!h.signaled || in->cqe_ready) {
                 if (h.signaled) st->cqes = st->cqes + 1;
-                st->retired = 1;
-                pop_head(st, &c, ev_qp, &h);
+                st->e.retired = 1;
+                pop_head(st, &c, e.qp, &h);
                 st->phase = CP_EVAL; /* the next WQE may be one that was not sent */
             }
         }
@@ -613,33 +615,33 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     }
     case CP_RETIRED:
         /* tell the requester which slots are free before any REWIND / STOP */
-        out->req_ctl.valid = st->retired;
-        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, ev_qp, st->next_idx, st->next_psn);
-        if (!st->retired || in->req_ctl_ready) st->phase = CP_ACT;
+        out->req_ctl.valid = e.retired;
+        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, e.qp, e.next_idx, e.next_psn);
+        if (!e.retired || in->req_ctl_ready) st->phase = CP_ACT;
         break;
     case CP_ACT: {
         cmp_qpc_t c = c_reg;
-        if (st->progress) {
+        if (e.progress) {
             reset_retries(&c);
             restart_timer(&c, now);
-        } else if (st->partial && !c.rnr_wait) {
+        } else if (e.partial && !c.rnr_wait) {
             /* an ACK inside the message that moves it forward resets the retry counts as a
              * retired message does (rxe check_ack resets them on every in-sequence ACK):
              * a 1 MiB message on a lossy wire is not one retry per lost packet from failing */
-            if (st->advanced) reset_retries(&c);
+            if (e.advanced) reset_retries(&c);
             restart_timer(&c, now);
         }
-        bool counted = st->progress || st->partial || st->act != ACT_NONE;
-        if (st->op == OP_PKT) {
-            bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) != 0;
+        bool counted = e.progress || e.partial || e.act != ACT_NONE;
+        if (e.op == OP_PKT) {
+            bool nak = e.p_op == ROCE_OP_ACKNOWLEDGE && ((e.p_syn >> 5) & 3) != 0;
             if (counted && nak) st->naks = st->naks + 1;
             if (counted && !nak) st->acks = st->acks + 1;
             if (!counted) st->dropped = st->dropped + 1;
         }
-        switch (st->act) {
+        switch (e.act) {
         case ACT_RETRY: /* 9.7.5.2.2: one retry of the message, bounded by retry_cnt */
             if (c.retries_left == 0) {
-                st->act_status = NIC_WC_RETRY_EXC_ERR;
+                st->e.act_status = NIC_WC_RETRY_EXC_ERR;
                 st->phase = CP_ERRCQE;
             } else {
                 c.retries_left = c.retries_left - 1;
@@ -658,21 +660,21 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             break;
         case ACT_RNR: /* 9.7.5.2.8: wait the peer's RNR timer, then resend; 7 = infinite */
             if (c.rnr_left == 0) {
-                st->act_status = NIC_WC_RNR_RETRY_EXC_ERR;
+                st->e.act_status = NIC_WC_RNR_RETRY_EXC_ERR;
                 st->phase = CP_ERRCQE;
             } else {
                 if (c.rnr_retry != 7) c.rnr_left = c.rnr_left - 1;
                 c.armed = 1;
                 c.rnr_wait = 1;
-                c.deadline = now + rnr_cycles[st->p_syn & 31];
-                finish(st);
+                c.deadline = now + rnr_cycles[e.p_syn & 31];
+                finish(st, e.beats_left);
             }
             break;
         case ACT_FAIL:
             st->phase = CP_ERRCQE;
             break;
         default:
-            finish(st);
+            finish(st, e.beats_left);
             break;
         }
         st->c = c;
@@ -688,8 +690,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
          * with no such ACK) the peer may lack them: go-back-N (REWIND) */
         bool alone = wr_reads_back(h.opcode) && acked_covers(&c_reg, h.first_psn);
         out->req_ctl.valid = 1;
-        bool reissue = alone || st->act == ACT_FORWARD;
-        out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, ev_qp, h.wqe_index,
+        bool reissue = alone || e.act == ACT_FORWARD;
+        out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, e.qp, h.wqe_index,
                                      h.first_psn + c_reg.head_done);
         out->req_ctl.data.psn_off = (hls_u24)c_reg.head_done;
         /* what that ACK says the peer has: the requester, its re-issue out, holds until the
@@ -698,24 +700,24 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         out->req_ctl.data.acked_psn = (hls_u24)(c_reg.acked & 0xFFFFFF);
         if (in->req_ctl_ready) {
             cmp_qpc_t c = c_reg;
-            if (st->act == ACT_RETRY && c.backoff && c.cur_exp < c.backoff_cap)
+            if (e.act == ACT_RETRY && c.backoff && c.cur_exp < c.backoff_cap)
                 c.cur_exp = c.cur_exp + 1;
             c.rd_start = c.head_done; /* the re-issued READ's first response comes there */
             restart_timer(&c, now);
             st->c = c;
-            if (st->act != ACT_FORWARD) st->retries = st->retries + 1;
-            finish(st);
+            if (e.act != ACT_FORWARD) st->retries = st->retries + 1;
+            finish(st, e.beats_left);
         }
         break;
     }
     case CP_ERRCQE:
         /* an error completion is always reported, signaled or not (10.7.3.1) */
         out->cqe.valid = 1;
-        out->cqe.data = make_cqe(&c_reg, &h, st->act_status);
+        out->cqe.data = make_cqe(&c_reg, &h, e.act_status);
         if (in->cqe_ready) {
             cmp_qpc_t c = c_reg;
             st->cqes = st->cqes + 1;
-            pop_head(st, &c, ev_qp, &h);
+            pop_head(st, &c, e.qp, &h);
             st->c = c;
             st->phase = CP_EV;
         }
@@ -723,15 +725,15 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     case CP_EV:
         out->ev.valid = 1;
         out->ev.data.kind = NIC_EV_QP_ERR;
-        out->ev.data.qp = ev_qp;
+        out->ev.data.qp = e.qp;
         out->ev.data.cq = (nic_cq_t)c_reg.send_cq;
-        out->ev.data.detail = st->act_status;
+        out->ev.data.detail = e.act_status;
         out->ev.data.in_cqe = 1; /* the CQE just written reports it */
         if (in->ev_ready) st->phase = CP_STOP;
         break;
     case CP_STOP:
         out->req_ctl.valid = 1;
-        out->req_ctl.data = make_ctl(NIC_REQ_STOP, ev_qp, st->next_idx, 0);
+        out->req_ctl.data = make_ctl(NIC_REQ_STOP, e.qp, e.next_idx, 0);
         if (in->req_ctl_ready) st->phase = CP_FLUSH;
         break;
     case CP_FLUSH:
@@ -742,14 +744,14 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             c.armed = 0;
             c.rnr_wait = 0;
             st->c = c;
-            finish(st);
+            finish(st, e.beats_left);
         } else {
             out->cqe.valid = 1;
             out->cqe.data = make_cqe(&c_reg, &h, NIC_WC_WR_FLUSH_ERR);
             if (in->cqe_ready) {
                 cmp_qpc_t c = c_reg;
                 st->cqes = st->cqes + 1;
-                pop_head(st, &c, ev_qp, &h);
+                pop_head(st, &c, e.qp, &h);
                 st->c = c;
             }
         }
@@ -766,20 +768,21 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* payload of a packet that writes nothing: consume and drop its beats */
         out->rx_pay_ready = 1;
         if (in->rx_pay.valid) {
-            st->beats_left = st->beats_left - 1;
-            if (st->beats_left == 0) st->phase = CP_WB;
+            uint16_t beats_left = e.beats_left - 1;
+            st->e.beats_left = beats_left;
+            if (beats_left == 0) st->phase = CP_WB;
         }
         break;
     case CP_HEAD:
         /* the record written in DISPATCH is the oldest: read it back for EVAL */
-        hls_mem_read(&st->ring, ((uint32_t)ev_qp << NIC_OUTSTANDING_BITS) |
+        hls_mem_read(&st->ring, ((uint32_t)e.qp << NIC_OUTSTANDING_BITS) |
                                     (c_reg.head & (NIC_OUTSTANDING - 1)));
         st->phase = CP_EVAL;
         break;
     case CP_SQD_EV:
         out->ev.valid = 1;
         out->ev.data.kind = NIC_EV_SQ_DRAINED;
-        out->ev.data.qp = ev_qp;
+        out->ev.data.qp = e.qp;
         out->ev.data.cq = (nic_cq_t)c_reg.send_cq;
         if (in->ev_ready) {
             cmp_qpc_t c = c_reg;
@@ -824,8 +827,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             st->phase = CP_SQD_EV;
             break;
         }
-        hls_mem_write(&st->qpc, ev_qp, c_reg);
-        st->dirty = st->dirty | ((uint64_t)1 << (unsigned)ev_qp);
+        hls_mem_write(&st->qpc, e.qp, c_reg);
+        st->dirty = st->dirty | ((uint64_t)1 << (unsigned)e.qp);
         st->phase = CP_IDLE;
         break;
     }
