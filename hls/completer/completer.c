@@ -23,7 +23,7 @@
 enum { /* FSM */
     CP_IDLE = 0, CP_CTX, CP_DISPATCH, CP_EVAL, CP_RDATA, CP_ATOMIC, CP_COMPLETE, CP_RETIRED,
     CP_ACT, CP_REWIND, CP_ERRCQE, CP_EV, CP_STOP, CP_FLUSH, CP_RECFLUSH, CP_DRAIN, CP_WB,
-    CP_HEAD, CP_SQD_EV, CP_CTX_EV, CP_MK_CTL, CP_MK_CQE, CP_MK_EV,
+    CP_HEAD, CP_SQD_EV, CP_CTX_EV, CP_MK_CTL, CP_MK_CQE, CP_MK_EV, CP_JUDGE,
 };
 enum { OP_CFG = 0, OP_PKT, OP_WREC, OP_TMO, OP_ATTR, OP_CTXQ };
 enum { ACT_NONE = 0, ACT_RETRY, ACT_REWIND, ACT_RNR, ACT_FAIL, ACT_FORWARD };
@@ -210,6 +210,29 @@ HLS_INLINE uint32_t acked_after(const cmp_event_t *e, const cmp_qpc_t *c, const 
     bool keep = (ack || later_resp || nak) && wr_reads_back(w->opcode) && psn_le(w->first_psn, q) &&
                 !acked_covers(c, q + 1);
     return keep ? (q | 0x80000000u | (nak ? ACKED_NAK : 0u)) : c->acked;
+}
+
+/* The judge stage: everything EVAL needs to know about the head WQE h and the latched
+ * packet, from registers (e, the row c) and the ring's output alone. Its own cycle (DISPATCH
+ * for the first head of a packet, JUDGE after each retirement), so EVAL's actions start from
+ * registers instead of running on behind the verdict's PSN compares; e, c and h do not change
+ * between the two cycles (JUDGE writes only e.j, and the ring is not read again). */
+HLS_INLINE cmp_judge_t judge(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *h) {
+    cmp_judge_t j = {0};
+    uint8_t status = 0;
+    bool any = c->count != 0;
+    bool judged = any && h->status == NIC_WC_SUCCESS && e->op == OP_PKT; /* a sent WQE, a packet */
+    j.v = judged ? verdict(e, c, h, &status) : V_DONE;
+    j.status = status;
+    cmp_qpc_t k = *c;
+    if (judged) k.acked = acked_after(e, c, h);
+    j.acked = k.acked;
+    /* what the responder has of the head: a resend starts behind it */
+    j.has = judged ? peer_has(e, &k, h) : 0;
+    /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
+    uint32_t a1 = psn_add(k.acked & ROCE_PSN_MASK, 1);
+    j.nak_here = any && (k.acked & ACKED_NAK) != 0 && psn_le(h->first_psn, a1) && psn_le(a1, h->last_psn);
+    return j;
 }
 
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */
@@ -484,6 +507,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->dropped = st->dropped + 1;
                 finish(st, e.beats_left);
             } else {
+                st->e.j = judge(&e, &c, &h);
                 st->phase = CP_EVAL;
             }
             break;
@@ -495,10 +519,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
          * requester did not send (status != 0) completes as soon as it is the oldest: a flush
          * record with WR_FLUSH_ERR, a rejected WQE with its status and then the QP fails. */
         cmp_qpc_t c = c_reg;
-        uint8_t status = 0;
         bool any = c.count != 0;
-        bool judged = any && h.status == NIC_WC_SUCCESS && e.op == OP_PKT; /* a sent WQE, a packet */
-        unsigned v = judged ? verdict(&e, &c, &h, &status) : V_DONE;
+        unsigned v = e.j.v;
         /* a duplicated or delayed response after a resend started is an echo of the loss
          * that is already being repaired: one resend per loss, not one per echo (with
          * duplication on the wire every retry was burnt at once: testbench/scenario faults).
@@ -506,8 +528,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
          * WQE's own loss is a new one */
         bool echo = v == V_RETRY && c.retrying && !e.progress;
         if (echo) v = V_DONE;
-        if (judged) c.acked = acked_after(&e, &c, &h);
-        st->e.act_status = status;
+        c.acked = e.j.acked;
+        st->e.act_status = e.j.status;
         if (any && h.status == NIC_WC_WR_FLUSH_ERR) {
             out->cqe.valid = 1;
             out->cqe.data = make_cqe(&c, &h, NIC_WC_WR_FLUSH_ERR);
@@ -515,6 +537,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->cqes = st->cqes + 1;
                 st->e.retired = 1;
                 pop_head(st, &c, e.qp, &h);
+                st->phase = CP_JUDGE;
             }
         } else if (any && h.status != NIC_WC_SUCCESS) {
             st->e.act_status = h.status;
@@ -528,6 +551,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->e.progress = 1;
                 st->e.retired = 1;
                 pop_head(st, &c, e.qp, &h);
+                st->phase = CP_JUDGE;
             }
         } else if (v == V_RDATA) {
             st->e.progress = 1;
@@ -536,15 +560,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             st->e.progress = 1;
             st->phase = CP_ATOMIC;
         } else {
-            /* what the responder has of the head: a resend starts behind it */
-            uint32_t has = judged ? peer_has(&e, &c, &h) : 0;
+            uint32_t has = e.j.has;
             bool advanced = has > c.head_done;
             st->e.advanced = advanced;
             if (has > c.head_done) c.head_done = has;
             st->e.partial = v == V_PARTIAL;
-            /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
-            uint32_t a1 = psn_add(c.acked & ROCE_PSN_MASK, 1);
-            bool nak_here = any && (c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
+            bool nak_here = e.j.nak_here;
             if (nak_here) c.acked = 0;
             /* a second sequence NAK past the start of the resend under way (the packet the
              * first one named came late, another was lost: lossy migration seed 173) is not
@@ -607,7 +628,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 if (h.signaled) st->cqes = st->cqes + 1;
                 st->e.retired = 1;
                 pop_head(st, &c, e.qp, &h);
-                st->phase = CP_EVAL; /* the next WQE may be one that was not sent */
+                st->phase = CP_JUDGE; /* the next WQE may be one that was not sent */
             }
         }
         st->c = c;
@@ -774,9 +795,14 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         }
         break;
     case CP_HEAD:
-        /* the record written in DISPATCH is the oldest: read it back for EVAL */
+        /* the record written in DISPATCH is the oldest: read it back for JUDGE */
         hls_mem_read(&st->ring, ((uint32_t)e.qp << NIC_OUTSTANDING_BITS) |
                                     (c_reg.head & (NIC_OUTSTANDING - 1)));
+        st->phase = CP_JUDGE;
+        break;
+    case CP_JUDGE:
+        /* the next head WQE is on the ring's output: judge it, EVAL acts next cycle */
+        st->e.j = judge(&e, &c_reg, &h);
         st->phase = CP_EVAL;
         break;
     case CP_SQD_EV:

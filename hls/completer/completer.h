@@ -107,6 +107,16 @@ typedef struct {
 } cmp_wrec_t;
 _Static_assert(sizeof(cmp_wrec_t) == 40, "ring row: no padding");
 
+/* What the latched packet means for the oldest WQE (completer.c judge): computed in the
+ * cycle the ring's output is first seen (DISPATCH, JUDGE), acted on by EVAL the next. */
+typedef struct {
+    hls_uint(3) v;          /* verdict (V_*) */
+    uint8_t status;         /* NIC_WC_* of a V_FATAL */
+    uint32_t acked;         /* cmp_qpc_t.acked after the packet */
+    uint32_t has;           /* PSNs of a SEND/WRITE head the peer has (peer_has) */
+    bool nak_here;          /* a kept NAK's PSN lies in the head: resend from it now */
+} cmp_judge_t;
+
 /* The event being handled: what IDLE latched and what the states after it found out. Each
  * state reads it as registered at the clock edge (completer.c `e`, like the row `c_reg`) and
  * writes st->e, so no state's logic runs on into another's. */
@@ -129,6 +139,7 @@ typedef struct {
     bool retired;           /* ... and retired at least one WQE */
     uint16_t next_idx;      /* SQ index after the last retired WQE */
     uint32_t next_psn;      /* first PSN of the WQE after the last retired one (RETIRED) */
+    cmp_judge_t j;          /* the packet on the head WQE, for EVAL */
 } cmp_event_t;
 
 /* a throttle bucket holds at most 16 KiB (in 1/1024 bytes): the burst after a quiet spell */
