@@ -188,8 +188,19 @@ HLS_INLINE uint32_t peer_has(const cmp_event_t *e, const cmp_qpc_t *c, const cmp
     return from_pkt > from_kept ? from_pkt : from_kept;
 }
 
-/* cmp_qpc_t.acked after the latched packet: a coalesced ACK at or past the first PSN of the
- * oldest WQE w, a READ/atomic still owed its response, is kept (the later of two). So is a
+/* The packet is a NAK PSN sequence error. */
+HLS_INLINE bool seq_nak(const cmp_event_t *e) { return e->p_op == ROCE_OP_ACKNOWLEDGE && e->p_syn == 0x60; }
+
+/* The last PSN the peer has by the latched packet (registers only); psn_sub(p, 1) written
+ * out: inlined under the ?: it left LLVM two more basic blocks, so more muxes, than this */
+HLS_INLINE uint32_t acked_psn(const cmp_event_t *e) {
+    uint32_t p = (uint32_t)e->p_psn;
+    return seq_nak(e) ? (p - 1) & ROCE_PSN_MASK : p;
+}
+
+/* The packet is kept in cmp_qpc_t.acked (as acked_value): a coalesced ACK at or past the
+ * first PSN of the oldest WQE w, a READ/atomic still owed its response, is kept (the later
+ * of two). So is a
  * READ response or atomic ACK for a later WQE: the peer has every request up to it too (the
  * resume probe's answer is often one; without it the timeout after the re-issue went back
  * over every WQE behind the READ: 1 MiB migration seed 1). So is a sequence NAK for p past
@@ -198,18 +209,27 @@ HLS_INLINE uint32_t peer_has(const cmp_event_t *e, const cmp_qpc_t *c, const cmp
  * and drops everything after it, so when the WQE holding p is the oldest, the resend from
  * p starts at once (CP_EVAL) instead of after a timeout; the READ alone is re-issued first
  * instead of a go-back-N round over every WQE between (lossy migration seed 149). */
-HLS_INLINE uint32_t acked_after(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *w) {
+HLS_INLINE bool acked_keeps(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *w) {
     uint32_t p = (uint32_t)e->p_psn;
     bool ack = e->p_op == ROCE_OP_ACKNOWLEDGE && ((e->p_syn >> 5) & 3) == 0;
-    bool nak = e->p_op == ROCE_OP_ACKNOWLEDGE && e->p_syn == 0x60;
+    bool nak = seq_nak(e);
     bool later_resp = roce_op_is_response(e->p_op) && e->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
-    /* the last PSN the peer has; psn_sub(p, 1) written out: inlined under the ?: it left
-     * LLVM two more basic blocks, so more muxes, than this */
-    uint32_t q = nak ? (p - 1) & ROCE_PSN_MASK : p;
+    uint32_t q = acked_psn(e);
     /* an ACK already kept past q stays: the later of the two */
     bool keep = (ack || later_resp || nak) && wr_reads_back(w->opcode) && psn_le(w->first_psn, q) &&
                 !acked_covers(c, q + 1);
-    return keep ? (q | 0x80000000u | (nak ? ACKED_NAK : 0u)) : c->acked;
+    return keep;
+}
+
+/* The value kept: the PSN, bit 31 (kept), ACKED_NAK for a sequence NAK (registers only). */
+HLS_INLINE uint32_t acked_value(const cmp_event_t *e) {
+    return acked_psn(e) | 0x80000000u | (seq_nak(e) ? ACKED_NAK : 0u);
+}
+
+/* A kept NAK's PSN (acked & 0xFFFFFF, + 1) lies in WQE w: the resend starts there. */
+HLS_INLINE bool nak_inside(uint32_t acked, const cmp_wrec_t *w) {
+    uint32_t a1 = psn_add(acked & ROCE_PSN_MASK, 1);
+    return (acked & ACKED_NAK) != 0 && psn_le(w->first_psn, a1) && psn_le(a1, w->last_psn);
 }
 
 /* The judge stage: everything EVAL needs to know about the head WQE h and the latched
@@ -224,14 +244,18 @@ HLS_INLINE cmp_judge_t judge(const cmp_event_t *e, const cmp_qpc_t *c, const cmp
     bool judged = any && h->status == NIC_WC_SUCCESS && e->op == OP_PKT; /* a sent WQE, a packet */
     j.v = judged ? verdict(e, c, h, &status) : V_DONE;
     j.status = status;
-    cmp_qpc_t k = *c;
-    if (judged) k.acked = acked_after(e, c, h);
-    j.acked = k.acked;
-    /* what the responder has of the head: a resend starts behind it */
-    j.has = judged ? peer_has(e, &k, h) : 0;
-    /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
-    uint32_t a1 = psn_add(k.acked & ROCE_PSN_MASK, 1);
-    j.nak_here = any && (k.acked & ACKED_NAK) != 0 && psn_le(h->first_psn, a1) && psn_le(a1, h->last_psn);
+    bool kept = judged && acked_keeps(e, c, h);
+    j.acked = kept ? acked_value(e) : c->acked; /* cmp_qpc_t.acked after the packet */
+    /* what the responder has of the head: a resend starts behind it. Only a SEND/WRITE head
+     * has any, and the packet changes `acked` only on a READ/atomic head, so the row's
+     * `acked` is the one after the packet here: peer_has need not wait for acked_keeps */
+    j.has = judged ? peer_has(e, c, h) : 0;
+    /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_keeps). Both cases
+     * (the packet kept or not) are compared at once and the keep decision picks one, so the
+     * compares do not wait for it either */
+    bool here_new = nak_inside(acked_value(e), h);
+    bool here_old = nak_inside(c->acked, h);
+    j.nak_here = any && (kept ? here_new : here_old);
     return j;
 }
 
@@ -572,8 +596,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
              * an echo: the resend may start at its PSN instead. No retry is counted, and the
              * requester moves there only if it has not passed it (REISSUE of a SEND/WRITE),
              * so a round that has gone past is never sent back */
-            bool seq_nak = e.p_op == ROCE_OP_ACKNOWLEDGE && e.p_syn == 0x60;
-            bool forward = echo && seq_nak && advanced;
+            bool forward = echo && seq_nak(&e) && advanced;
             st->e.act = v == V_RETRY || nak_here ? ACT_RETRY : forward ? ACT_FORWARD : v == V_RNR ? ACT_RNR
                       : v == V_FATAL ? ACT_FAIL : ACT_NONE;
             st->phase = CP_RETIRED;
