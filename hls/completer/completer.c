@@ -441,7 +441,10 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         hls_mem_read(&st->ring, ((uint32_t)e.qp << NIC_OUTSTANDING_BITS) |
                                     (c.head & (NIC_OUTSTANDING - 1)));
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
-        bool expired = run && c.armed && live && c.count != 0 && now >= c.deadline;
+        /* a re-armed timer lies a full timeout (>= 1024 cycles) ahead, so it has not
+         * expired: compared with the deadline as read, not behind the re-arming add */
+        bool expired = run && c.armed && live && c.count != 0 && !stale &&
+                       now >= st->qpc.hls_mem_rdata.deadline;
         st->phase = e.op == OP_TMO && !expired ? (stale ? CP_WB : CP_IDLE) : CP_DISPATCH;
         break;
     }
