@@ -46,10 +46,21 @@ static const uint8_t wc_of_wr[8] = {
 
 HLS_INLINE bool timer_on(const cmp_qpc_t *c) { return c->backoff || c->timeout != 0; }
 
-/* Local ACK timeout: 4.096 us * 2^exp = 1024 << exp cycles; backoff mode runs its own exponent. */
+/* Local ACK timeout: 4.096 us * 2^exp = 1024 << exp cycles, as a table: a 32-entry constant
+ * read is one LUT level per bit, where a 64-bit barrel shift is several (and LLVM merged it
+ * with the other shifts of the block into one shifter behind a mux of their operands). */
+#define ACK_TMO(n) ((uint64_t)1024 << (n))
+static const uint64_t ack_timeout_cycles[32] = {
+    ACK_TMO(0),  ACK_TMO(1),  ACK_TMO(2),  ACK_TMO(3),  ACK_TMO(4),  ACK_TMO(5),  ACK_TMO(6),  ACK_TMO(7),
+    ACK_TMO(8),  ACK_TMO(9),  ACK_TMO(10), ACK_TMO(11), ACK_TMO(12), ACK_TMO(13), ACK_TMO(14), ACK_TMO(15),
+    ACK_TMO(16), ACK_TMO(17), ACK_TMO(18), ACK_TMO(19), ACK_TMO(20), ACK_TMO(21), ACK_TMO(22), ACK_TMO(23),
+    ACK_TMO(24), ACK_TMO(25), ACK_TMO(26), ACK_TMO(27), ACK_TMO(28), ACK_TMO(29), ACK_TMO(30), ACK_TMO(31),
+};
+#undef ACK_TMO
+
+/* Backoff mode runs its own exponent. */
 HLS_INLINE uint64_t timeout_cycles(const cmp_qpc_t *c) {
-    unsigned e = (c->backoff ? c->cur_exp : c->timeout) & 31;
-    return (uint64_t)1024 << e;
+    return ack_timeout_cycles[(c->backoff ? c->cur_exp : c->timeout) & 31];
 }
 
 HLS_INLINE void restart_timer(cmp_qpc_t *c, uint64_t now) {
@@ -300,6 +311,8 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
      * (EVAL's verdict on the ring's output) would run on into the qpc RAM's write data */
     const cmp_qpc_t c_reg = st->c;
     const cmp_event_t e = st->e; /* the event as registered at this edge, read as c_reg is */
+    /* the judge stage's logic, once for the two states that register it (DISPATCH, JUDGE) */
+    const cmp_judge_t judgement = judge(&e, &c_reg, &h);
     const uint64_t now = st->now;
     const unsigned phase = st->phase;
     out->dma_resp_ready = 1;
@@ -534,7 +547,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->dropped = st->dropped + 1;
                 finish(st, e.beats_left);
             } else {
-                st->e.j = judge(&e, &c, &h);
+                st->e.j = judgement; /* c is c_reg here */
                 st->phase = CP_EVAL;
             }
             break;
@@ -828,7 +841,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         break;
     case CP_JUDGE:
         /* the next head WQE is on the ring's output: judge it, EVAL acts next cycle */
-        st->e.j = judge(&e, &c_reg, &h);
+        st->e.j = judgement;
         st->phase = CP_EVAL;
         break;
     case CP_SQD_EV:
