@@ -113,6 +113,13 @@ HLS_INLINE nic_req_ctl_t make_ctl(uint8_t kind, nic_qp_t qp, uint16_t idx, uint3
     return r;
 }
 
+/* n MTUs in bytes, n << mtu_log(pmtu): a fixed shift by 8, then by 0..4 (three select bits,
+ * two LUT levels), instead of a shift by mtu_log's 32-bit result behind its add. */
+HLS_INLINE uint64_t mtus_bytes(uint32_t n, unsigned pmtu) {
+    unsigned k = (mtu_log(pmtu) - 8) & 7;
+    return ((uint64_t)n << 8) << k;
+}
+
 /* cmp_qpc_t.acked holds an ACK that says the peer has every request up to PSN `psn`. */
 HLS_INLINE bool acked_covers(const cmp_qpc_t *c, uint32_t psn) {
     return (c->acked >> 31) != 0 && psn_le(psn, c->acked & 0xFFFFFF);
@@ -165,9 +172,8 @@ HLS_INLINE unsigned verdict(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_
                    ? V_ATOMIC : V_DONE;
     /* READ RESPONSE: exactly the next PSN, opcode and length (9.7.5.1.3, rxe check_ack); a
      * request re-issued after partial data is answered FIRST/ONLY from where it resumed */
-    unsigned sh = mtu_log(c->pmtu);
-    uint32_t mtu = 1u << sh;
-    uint64_t done = (uint64_t)c->head_done << sh;
+    uint32_t mtu = (uint32_t)mtus_bytes(1, c->pmtu);
+    uint64_t done = mtus_bytes(c->head_done, c->pmtu);
     uint32_t rem = (uint64_t)w->length > done ? (uint32_t)(w->length - done) : 0;
     bool first = c->head_done == c->rd_start;
     bool last = p == w->last_psn;
@@ -625,7 +631,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         uint32_t left = (uint32_t)e.p_len - e.wr_off;
         nic_dma_req_t d = {0};
         d.write = 1;
-        d.addr = h.local_addr + ((uint64_t)c_reg.head_done << mtu_log(c_reg.pmtu)) + e.wr_off;
+        d.addr = h.local_addr + mtus_bytes(c_reg.head_done, c_reg.pmtu) + e.wr_off;
         d.len = left > 64 ? 64 : left;
         d.data = in->rx_pay.data.data;
         out->dma_req.valid = in->rx_pay.valid;
