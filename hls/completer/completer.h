@@ -83,7 +83,7 @@ typedef struct {
                               needs no second ACK for them (docs/completer.md "Retry") */
     uint32_t rsvd;         /* 0: keeps the row a multiple of 8 bytes with no padding */
 } cmp_qpc_t;
-/* cmp_qpc_t.acked bit 30: the kept PSN is a sequence NAK's PSN - 1 (completer.c acked_after) */
+/* cmp_qpc_t.acked bit 30: the kept PSN is a sequence NAK's PSN - 1 (completer.c acked_value) */
 #define ACKED_NAK 0x40000000u
 _Static_assert(sizeof(cmp_qpc_t) == 48, "qpc row: no padding");
 
