@@ -311,10 +311,10 @@ HLS_INLINE void start_event(completer_state *st, unsigned op, nic_qp_t qp) {
 
 HLS_TOP void completer(const completer_in *in, completer_out *out, completer_state *st) {
     const cmp_wrec_t h = st->ring.hls_mem_rdata; /* oldest WQE of the event's row, once read */
-    /* the working row as registered at this edge. A state that only passes the row on (WB
-     * writes it back) reads this copy: read through st->c after the switch's other states,
-     * it would be the end of their predicated stores' mux chain, and the deepest of those
-     * (EVAL's verdict on the ring's output) would run on into the qpc RAM's write data */
+    /* the working row as registered at this edge. Every state reads this copy and writes
+     * st->c: read through st->c after the switch's other states, it would be the end of
+     * their predicated stores' mux chain, and their logic (EVAL's verdict on the ring's
+     * output, say) would run on into this state's (docs/completer.md "Timing") */
     const cmp_qpc_t c_reg = st->c;
     const cmp_event_t e = st->e; /* the event as registered at this edge, read as c_reg is */
     /* the judge stage's logic, once for the two states that register it (DISPATCH, JUDGE) */
