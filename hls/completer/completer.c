@@ -23,7 +23,7 @@
 enum { /* FSM */
     CP_IDLE = 0, CP_CTX, CP_DISPATCH, CP_EVAL, CP_RDATA, CP_ATOMIC, CP_COMPLETE, CP_RETIRED,
     CP_ACT, CP_REWIND, CP_ERRCQE, CP_EV, CP_STOP, CP_FLUSH, CP_RECFLUSH, CP_DRAIN, CP_WB,
-    CP_HEAD, CP_SQD_EV, CP_CTX_EV, CP_MK_CTL, CP_MK_CQE, CP_MK_EV,
+    CP_HEAD, CP_SQD_EV, CP_CTX_EV, CP_MK_CTL, CP_MK_CQE, CP_MK_EV, CP_JUDGE,
 };
 enum { OP_CFG = 0, OP_PKT, OP_WREC, OP_TMO, OP_ATTR, OP_CTXQ };
 enum { ACT_NONE = 0, ACT_RETRY, ACT_REWIND, ACT_RNR, ACT_FAIL, ACT_FORWARD };
@@ -46,10 +46,21 @@ static const uint8_t wc_of_wr[8] = {
 
 HLS_INLINE bool timer_on(const cmp_qpc_t *c) { return c->backoff || c->timeout != 0; }
 
-/* Local ACK timeout: 4.096 us * 2^exp = 1024 << exp cycles; backoff mode runs its own exponent. */
+/* Local ACK timeout: 4.096 us * 2^exp = 1024 << exp cycles, as a table: a 32-entry constant
+ * read is one LUT level per bit, where a 64-bit barrel shift is several (and LLVM merged it
+ * with the other shifts of the block into one shifter behind a mux of their operands). */
+#define ACK_TMO(n) ((uint64_t)1024 << (n))
+static const uint64_t ack_timeout_cycles[32] = {
+    ACK_TMO(0),  ACK_TMO(1),  ACK_TMO(2),  ACK_TMO(3),  ACK_TMO(4),  ACK_TMO(5),  ACK_TMO(6),  ACK_TMO(7),
+    ACK_TMO(8),  ACK_TMO(9),  ACK_TMO(10), ACK_TMO(11), ACK_TMO(12), ACK_TMO(13), ACK_TMO(14), ACK_TMO(15),
+    ACK_TMO(16), ACK_TMO(17), ACK_TMO(18), ACK_TMO(19), ACK_TMO(20), ACK_TMO(21), ACK_TMO(22), ACK_TMO(23),
+    ACK_TMO(24), ACK_TMO(25), ACK_TMO(26), ACK_TMO(27), ACK_TMO(28), ACK_TMO(29), ACK_TMO(30), ACK_TMO(31),
+};
+#undef ACK_TMO
+
+/* Backoff mode runs its own exponent. */
 HLS_INLINE uint64_t timeout_cycles(const cmp_qpc_t *c) {
-    unsigned e = (c->backoff ? c->cur_exp : c->timeout) & 31;
-    return (uint64_t)1024 << e;
+    return ack_timeout_cycles[(c->backoff ? c->cur_exp : c->timeout) & 31];
 }
 
 HLS_INLINE void restart_timer(cmp_qpc_t *c, uint64_t now) {
@@ -102,23 +113,30 @@ HLS_INLINE nic_req_ctl_t make_ctl(uint8_t kind, nic_qp_t qp, uint16_t idx, uint3
     return r;
 }
 
+/* n MTUs in bytes, n << mtu_log(pmtu): a fixed shift by 8, then by 0..4 (three select bits,
+ * two LUT levels), instead of a shift by mtu_log's 32-bit result behind its add. */
+HLS_INLINE uint64_t mtus_bytes(uint32_t n, unsigned pmtu) {
+    unsigned k = (mtu_log(pmtu) - 8) & 7;
+    return ((uint64_t)n << 8) << k;
+}
+
 /* cmp_qpc_t.acked holds an ACK that says the peer has every request up to PSN `psn`. */
 HLS_INLINE bool acked_covers(const cmp_qpc_t *c, uint32_t psn) {
     return (c->acked >> 31) != 0 && psn_le(psn, c->acked & 0xFFFFFF);
 }
 
 /* What the response packet (latched in st) means for the oldest outstanding WQE w. */
-HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint8_t *status) {
-    uint32_t p = (uint32_t)st->p_psn;
-    uint8_t op = st->p_op;
-    unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 2 reserved, 3 NAK */
+HLS_INLINE unsigned verdict(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *w, uint8_t *status) {
+    uint32_t p = (uint32_t)e->p_psn;
+    uint8_t op = e->p_op;
+    unsigned syn_type = (e->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 2 reserved, 3 NAK */
     bool resp = wr_reads_back(w->opcode);
     bool before = psn_lt(w->last_psn, p);     /* the packet is for a later WQE */
     *status = NIC_WC_SUCCESS;
     /* an earlier ACK already covered this WQE (cmp_qpc_t.acked): a SEND/WRITE is done; a
      * READ/atomic lost its response, as if that ACK came now (9.7.5.1.4) */
-    if (!resp && acked_covers(&st->c, w->last_psn)) return V_RETIRE;
-    if (resp && acked_covers(&st->c, w->first_psn) && psn_lt(p, w->first_psn)) return V_RETRY;
+    if (!resp && acked_covers(c, w->last_psn)) return V_RETIRE;
+    if (resp && acked_covers(c, w->first_psn) && psn_lt(p, w->first_psn)) return V_RETRY;
     if (op == ROCE_OP_ACKNOWLEDGE && syn_type == 0) {
         /* coalesced ACK: everything up to p arrived; a READ/atomic at or before p whose
          * response we have not seen lost it (9.7.5.1.4), go back to it */
@@ -139,9 +157,9 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
          * are echoes of the same condition: counting them burnt every retry in a burst and
          * cut the wait short (testbench/scenario rnr-wait); the resend after the wait
          * settles them (9.7.5.2.8) */
-        if (st->c.rnr_wait) return V_DONE;
+        if (c->rnr_wait) return V_DONE;
         if (syn_type == 1) return V_RNR;
-        switch (st->p_syn & 0x1f) {
+        switch (e->p_syn & 0x1f) {
         case 0: return V_RETRY; /* PSN sequence error: resend the message containing p */
         case 1: *status = NIC_WC_REM_INV_REQ_ERR; return V_FATAL;
         case 2: *status = NIC_WC_REM_ACCESS_ERR; return V_FATAL;
@@ -154,42 +172,52 @@ HLS_INLINE unsigned verdict(const completer_state *st, const cmp_wrec_t *w, uint
                    ? V_ATOMIC : V_DONE;
     /* READ RESPONSE: exactly the next PSN, opcode and length (9.7.5.1.3, rxe check_ack); a
      * request re-issued after partial data is answered FIRST/ONLY from where it resumed */
-    unsigned sh = mtu_log(st->c.pmtu);
-    uint32_t mtu = 1u << sh;
-    uint64_t done = (uint64_t)st->c.head_done << sh;
+    uint32_t mtu = (uint32_t)mtus_bytes(1, c->pmtu);
+    uint64_t done = mtus_bytes(c->head_done, c->pmtu);
     uint32_t rem = (uint64_t)w->length > done ? (uint32_t)(w->length - done) : 0;
-    bool first = st->c.head_done == st->c.rd_start;
+    bool first = c->head_done == c->rd_start;
     bool last = p == w->last_psn;
-    uint32_t len = st->p_len;
+    uint32_t len = e->p_len;
     bool ok_op = (op == ROCE_OP_READ_RESPONSE_FIRST && first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_MIDDLE && !first && !last && len == mtu) ||
                  (op == ROCE_OP_READ_RESPONSE_LAST && !first && last && len == rem) ||
                  (op == ROCE_OP_READ_RESPONSE_ONLY && first && last && len == rem);
-    bool ok_psn = p == psn_add(w->first_psn, st->c.head_done);
+    bool ok_psn = p == psn_add(w->first_psn, c->head_done);
     return w->opcode == NIC_WR_READ && ok_op && ok_psn ? V_RDATA : V_DONE;
 }
 
 /* PSNs of the oldest SEND/WRITE w that this ACK or NAK shows the responder has (IB 9.7.5.1:
  * an ACK for p acknowledges every PSN up to p, a sequence or RNR NAK for p every PSN before
  * p); a resend starts behind them. 0 for anything else (a READ/atomic counts its responses). */
-HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
-    uint32_t p = (uint32_t)st->p_psn;
-    unsigned syn_type = (st->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 3 NAK */
-    bool seq_nak = syn_type == 3 && (st->p_syn & 0x1f) == 0;
-    bool tells = st->p_op == ROCE_OP_ACKNOWLEDGE && (syn_type <= 1 || seq_nak);
+HLS_INLINE uint32_t peer_has(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *w) {
+    uint32_t p = (uint32_t)e->p_psn;
+    unsigned syn_type = (e->p_syn >> 5) & 3; /* 0 ACK, 1 RNR NAK, 3 NAK */
+    bool seq_nak = syn_type == 3 && (e->p_syn & 0x1f) == 0;
+    bool tells = e->p_op == ROCE_OP_ACKNOWLEDGE && (syn_type <= 1 || seq_nak);
     bool inside = psn_le(w->first_psn, p) && psn_le(p, w->last_psn);
     if (wr_reads_back(w->opcode)) return 0;
     /* a kept ACK (acked) that ends inside w: it came while an earlier READ/atomic was the
      * oldest, and tells what the peer has of w too */
-    uint32_t a = st->c.acked & 0xFFFFFF;
-    bool kept_inside = (st->c.acked >> 31) != 0 && psn_le(w->first_psn, a) && psn_lt(a, w->last_psn);
+    uint32_t a = c->acked & 0xFFFFFF;
+    bool kept_inside = (c->acked >> 31) != 0 && psn_le(w->first_psn, a) && psn_lt(a, w->last_psn);
     uint32_t from_kept = kept_inside ? psn_sub(a, w->first_psn) + 1u : 0u;
     uint32_t from_pkt = tells && inside ? psn_sub(p, w->first_psn) + (syn_type == 0 ? 1u : 0u) : 0u;
     return from_pkt > from_kept ? from_pkt : from_kept;
 }
 
-/* cmp_qpc_t.acked after the latched packet: a coalesced ACK at or past the first PSN of the
- * oldest WQE w, a READ/atomic still owed its response, is kept (the later of two). So is a
+/* The packet is a NAK PSN sequence error. */
+HLS_INLINE bool seq_nak(const cmp_event_t *e) { return e->p_op == ROCE_OP_ACKNOWLEDGE && e->p_syn == 0x60; }
+
+/* The last PSN the peer has by the latched packet (registers only); psn_sub(p, 1) written
+ * out: inlined under the ?: it left LLVM two more basic blocks, so more muxes, than this */
+HLS_INLINE uint32_t acked_psn(const cmp_event_t *e) {
+    uint32_t p = (uint32_t)e->p_psn;
+    return seq_nak(e) ? (p - 1) & ROCE_PSN_MASK : p;
+}
+
+/* The packet is kept in cmp_qpc_t.acked (as acked_value): a coalesced ACK at or past the
+ * first PSN of the oldest WQE w, a READ/atomic still owed its response, is kept (the later
+ * of two). So is a
  * READ response or atomic ACK for a later WQE: the peer has every request up to it too (the
  * resume probe's answer is often one; without it the timeout after the re-issue went back
  * over every WQE behind the READ: 1 MiB migration seed 1). So is a sequence NAK for p past
@@ -198,55 +226,99 @@ HLS_INLINE uint32_t peer_has(const completer_state *st, const cmp_wrec_t *w) {
  * and drops everything after it, so when the WQE holding p is the oldest, the resend from
  * p starts at once (CP_EVAL) instead of after a timeout; the READ alone is re-issued first
  * instead of a go-back-N round over every WQE between (lossy migration seed 149). */
-HLS_INLINE uint32_t acked_after(const completer_state *st, const cmp_wrec_t *w) {
-    uint32_t p = (uint32_t)st->p_psn;
-    bool ack = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) == 0;
-    bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
-    bool later_resp = roce_op_is_response(st->p_op) && st->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
-    /* the last PSN the peer has; psn_sub(p, 1) written out: inlined under the ?: it left
-     * LLVM two more basic blocks, so more muxes, than this */
-    uint32_t q = nak ? (p - 1) & ROCE_PSN_MASK : p;
+HLS_INLINE bool acked_keeps(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *w) {
+    uint32_t p = (uint32_t)e->p_psn;
+    bool ack = e->p_op == ROCE_OP_ACKNOWLEDGE && ((e->p_syn >> 5) & 3) == 0;
+    bool nak = seq_nak(e);
+    bool later_resp = roce_op_is_response(e->p_op) && e->p_op != ROCE_OP_ACKNOWLEDGE && psn_lt(w->last_psn, p);
+    uint32_t q = acked_psn(e);
     /* an ACK already kept past q stays: the later of the two */
     bool keep = (ack || later_resp || nak) && wr_reads_back(w->opcode) && psn_le(w->first_psn, q) &&
-                !acked_covers(&st->c, q + 1);
-    return keep ? (q | 0x80000000u | (nak ? ACKED_NAK : 0u)) : st->c.acked;
+                !acked_covers(c, q + 1);
+    return keep;
+}
+
+/* The value kept: the PSN, bit 31 (kept), ACKED_NAK for a sequence NAK (registers only). */
+HLS_INLINE uint32_t acked_value(const cmp_event_t *e) {
+    return acked_psn(e) | 0x80000000u | (seq_nak(e) ? ACKED_NAK : 0u);
+}
+
+/* A kept NAK's PSN (acked & 0xFFFFFF, + 1) lies in WQE w: the resend starts there. */
+HLS_INLINE bool nak_inside(uint32_t acked, const cmp_wrec_t *w) {
+    uint32_t a1 = psn_add(acked & ROCE_PSN_MASK, 1);
+    return (acked & ACKED_NAK) != 0 && psn_le(w->first_psn, a1) && psn_le(a1, w->last_psn);
+}
+
+/* The judge stage: everything EVAL needs to know about the head WQE h and the latched
+ * packet, from registers (e, the row c) and the ring's output alone. Its own cycle (DISPATCH
+ * for the first head of a packet, JUDGE after each retirement), so EVAL's actions start from
+ * registers instead of running on behind the verdict's PSN compares; e, c and h do not change
+ * between the two cycles (JUDGE writes only e.j, and the ring is not read again). */
+HLS_INLINE cmp_judge_t judge(const cmp_event_t *e, const cmp_qpc_t *c, const cmp_wrec_t *h) {
+    cmp_judge_t j = {0};
+    uint8_t status = 0;
+    bool any = c->count != 0;
+    bool judged = any && h->status == NIC_WC_SUCCESS && e->op == OP_PKT; /* a sent WQE, a packet */
+    j.v = judged ? verdict(e, c, h, &status) : V_DONE;
+    j.status = status;
+    bool kept = judged && acked_keeps(e, c, h);
+    j.acked = kept ? acked_value(e) : c->acked; /* cmp_qpc_t.acked after the packet */
+    /* what the responder has of the head: a resend starts behind it. Only a SEND/WRITE head
+     * has any, and the packet changes `acked` only on a READ/atomic head, so the row's
+     * `acked` is the one after the packet here: peer_has need not wait for acked_keeps */
+    j.has = judged ? peer_has(e, c, h) : 0;
+    /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_keeps). Both cases
+     * (the packet kept or not) are compared at once and the keep decision picks one, so the
+     * compares do not wait for it either */
+    bool here_new = nak_inside(acked_value(e), h);
+    bool here_old = nak_inside(c->acked, h);
+    j.nak_here = any && (kept ? here_new : here_old);
+    return j;
 }
 
 /* Leave the event: drain what is left of the packet's payload, then write the row back. */
-HLS_INLINE void finish(completer_state *st) { st->phase = st->beats_left ? CP_DRAIN : CP_WB; }
+HLS_INLINE void finish(completer_state *st, uint16_t beats_left) { st->phase = beats_left ? CP_DRAIN : CP_WB; }
 
 /* The oldest WQE left the ring; read the next one (its data is in rdata next cycle). */
-HLS_INLINE void pop_head(completer_state *st, const cmp_wrec_t *w) {
-    st->c.head = (st->c.head + 1) & (NIC_OUTSTANDING - 1);
-    st->c.count = st->c.count - 1;
-    st->c.head_done = 0;
-    st->c.rd_start = 0;
+HLS_INLINE void pop_head(completer_state *st, cmp_qpc_t *c, nic_qp_t qp, const cmp_wrec_t *w) {
+    c->head = (c->head + 1) & (NIC_OUTSTANDING - 1);
+    c->count = c->count - 1;
+    c->head_done = 0;
+    c->rd_start = 0;
     /* an ACK up to or before this WQE has nothing left to cover; a kept NAK's stays while the
      * next WQE holds the NAKed PSN */
-    uint32_t a = st->c.acked & 0xFFFFFF;
-    bool nak_next = (st->c.acked & ACKED_NAK) != 0 && a == w->last_psn;
-    if (st->c.count == 0 || (psn_le(a, w->last_psn) && !nak_next)) st->c.acked = 0;
-    st->next_idx = w->wqe_index + 1;
-    st->next_psn = psn_add(w->last_psn, 1); /* WQEs' PSNs are contiguous in SQ order */
-    hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | st->c.head);
+    uint32_t a = c->acked & 0xFFFFFF;
+    bool nak_next = (c->acked & ACKED_NAK) != 0 && a == w->last_psn;
+    if (c->count == 0 || (psn_le(a, w->last_psn) && !nak_next)) c->acked = 0;
+    st->e.next_idx = w->wqe_index + 1;
+    st->e.next_psn = psn_add(w->last_psn, 1); /* WQEs' PSNs are contiguous in SQ order */
+    hls_mem_read(&st->ring, ((uint32_t)qp << NIC_OUTSTANDING_BITS) | c->head);
 }
 
 HLS_INLINE void start_event(completer_state *st, unsigned op, nic_qp_t qp) {
-    st->op = op;
-    st->qp = qp;
-    st->act = ACT_NONE;
-    st->progress = 0;
-    st->partial = 0;
-    st->advanced = 0;
-    st->retired = 0;
-    st->beats_left = 0;
-    st->wr_off = 0;
+    st->e.op = op;
+    st->e.qp = qp;
+    st->e.act = ACT_NONE;
+    st->e.progress = 0;
+    st->e.partial = 0;
+    st->e.advanced = 0;
+    st->e.retired = 0;
+    st->e.beats_left = 0;
+    st->e.wr_off = 0;
     hls_mem_read(&st->qpc, qp);
     st->phase = CP_CTX;
 }
 
 HLS_TOP void completer(const completer_in *in, completer_out *out, completer_state *st) {
-    const cmp_wrec_t h = st->ring.hls_mem_rdata; /* oldest WQE of st->qp, once read */
+    const cmp_wrec_t h = st->ring.hls_mem_rdata; /* oldest WQE of the event's row, once read */
+    /* the working row as registered at this edge. Every state reads this copy and writes
+     * st->c: read through st->c after the switch's other states, it would be the end of
+     * their predicated stores' mux chain, and their logic (EVAL's verdict on the ring's
+     * output, say) would run on into this state's (docs/completer.md "Timing") */
+    const cmp_qpc_t c_reg = st->c;
+    const cmp_event_t e = st->e; /* the event as registered at this edge, read as c_reg is */
+    /* the judge stage's logic, once for the two states that register it (DISPATCH, JUDGE) */
+    const cmp_judge_t judgement = judge(&e, &c_reg, &h);
     const uint64_t now = st->now;
     const unsigned phase = st->phase;
     out->dma_resp_ready = 1;
@@ -359,23 +431,23 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             const roce_hdr_t *r = &in->rx_pkt.data.hdr;
             out->rx_pkt_ready = 1;
             pkt_taken = true;
-            st->p_op = r->opcode;
-            st->p_psn = r->psn;
-            st->p_qpn = r->dest_qp;
-            st->p_syn = r->aeth_syndrome;
-            st->p_orig = r->atomic_orig;
-            st->p_len = r->payload_len;
+            st->e.p_op = r->opcode;
+            st->e.p_psn = r->psn;
+            st->e.p_qpn = r->dest_qp;
+            st->e.p_syn = r->aeth_syndrome;
+            st->e.p_orig = r->atomic_orig;
+            st->e.p_len = r->payload_len;
             nic_qp_t qp = (nic_qp_t)(((unsigned)in->rx_pkt.data.fn << NIC_QP_SLOT_BITS) |
                                      ((unsigned)r->dest_qp & (NIC_QP_PER_FN - 1)));
             start_event(st, OP_PKT, qp);
-            st->beats_left = (uint16_t)(((unsigned)r->payload_len + 63) >> 6);
+            st->e.beats_left = (uint16_t)(((unsigned)r->payload_len + 63) >> 6);
         }
         if (!in->cfg.valid) st->scan_turn = !scan_now;
         break;
     }
     case CP_CTX: {
         cmp_qpc_t c = st->qpc.hls_mem_rdata;
-        unsigned fn = (unsigned)st->qp >> NIC_QP_SLOT_BITS;
+        unsigned fn = (unsigned)e.qp >> NIC_QP_SLOT_BITS;
         bool run = st->level[fn] == NIC_SUSPEND_RUN;
         /* a timer armed before the function last entered RUN starts again in full: the
          * time suspended never counts (DA3, docs/migration.md 3); suspended, it is frozen */
@@ -385,17 +457,20 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             c.epoch = st->epoch[fn];
         }
         st->c = c;
-        hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) |
+        hls_mem_read(&st->ring, ((uint32_t)e.qp << NIC_OUTSTANDING_BITS) |
                                     (c.head & (NIC_OUTSTANDING - 1)));
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
-        bool expired = run && c.armed && live && c.count != 0 && now >= c.deadline;
-        st->phase = st->op == OP_TMO && !expired ? (stale ? CP_WB : CP_IDLE) : CP_DISPATCH;
+        /* a re-armed timer lies a full timeout (>= 1024 cycles) ahead, so it has not
+         * expired: compared with the deadline as read, not behind the re-arming add */
+        bool expired = run && c.armed && live && c.count != 0 && !stale &&
+                       now >= st->qpc.hls_mem_rdata.deadline;
+        st->phase = e.op == OP_TMO && !expired ? (stale ? CP_WB : CP_IDLE) : CP_DISPATCH;
         break;
     }
     case CP_DISPATCH: {
-        cmp_qpc_t c = st->c;
+        cmp_qpc_t c = c_reg;
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
-        switch (st->op) {
+        switch (e.op) {
         case OP_CFG: {
             /* ->RESET clears the row; otherwise the attributes are copied and a new message
              * count starts; ->ERR flushes what is outstanding (9.9.2) */
@@ -436,7 +511,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
                 st->phase = CP_RECFLUSH;
             } else if (room) {
                 uint32_t slot = (c.head + c.count) & (NIC_OUTSTANDING - 1);
-                hls_mem_write(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) | slot,
+                hls_mem_write(&st->ring, ((uint32_t)e.qp << NIC_OUTSTANDING_BITS) | slot,
                               st->rec);
                 st->phase = CP_WB;
                 if (c.count == 0) {
@@ -466,18 +541,19 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         }
         case OP_TMO:
             if (c.rnr_wait) {
-                st->act = ACT_REWIND; /* RNR wait over: resend, the RNR retry was counted */
+                st->e.act = ACT_REWIND; /* RNR wait over: resend, the RNR retry was counted */
             } else {
                 st->timeouts = st->timeouts + 1;
-                st->act = ACT_RETRY;
+                st->e.act = ACT_RETRY;
             }
             st->phase = CP_ACT;
             break;
         default: /* OP_PKT */
-            if (!live || c.count == 0 || c.qpn != (uint32_t)st->p_qpn) {
+            if (!live || c.count == 0 || c.qpn != (uint32_t)e.p_qpn) {
                 st->dropped = st->dropped + 1;
-                finish(st);
+                finish(st, e.beats_left);
             } else {
+                st->e.j = judgement; /* c is c_reg here */
                 st->phase = CP_EVAL;
             }
             break;
@@ -488,84 +564,84 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* one verdict per cycle on the oldest WQE; retiring loops on the next one. A WQE the
          * requester did not send (status != 0) completes as soon as it is the oldest: a flush
          * record with WR_FLUSH_ERR, a rejected WQE with its status and then the QP fails. */
-        uint8_t status = 0;
-        bool any = st->c.count != 0;
-        unsigned v = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT
-                         ? verdict(st, &h, &status) : V_DONE;
+        cmp_qpc_t c = c_reg;
+        bool any = c.count != 0;
+        unsigned v = e.j.v;
         /* a duplicated or delayed response after a resend started is an echo of the loss
          * that is already being repaired: one resend per loss, not one per echo (with
          * duplication on the wire every retry was burnt at once: testbench/scenario faults).
          * Progress earlier in this event (a READ just completed) ends the repair: the next
          * WQE's own loss is a new one */
-        bool echo = v == V_RETRY && st->c.retrying && !st->progress;
+        bool echo = v == V_RETRY && c.retrying && !e.progress;
         if (echo) v = V_DONE;
-        if (any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT) st->c.acked = acked_after(st, &h);
-        st->act_status = status;
+        c.acked = e.j.acked;
+        st->e.act_status = e.j.status;
         if (any && h.status == NIC_WC_WR_FLUSH_ERR) {
             out->cqe.valid = 1;
-            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_WR_FLUSH_ERR);
+            out->cqe.data = make_cqe(&c, &h, NIC_WC_WR_FLUSH_ERR);
             if (in->cqe_ready) {
                 st->cqes = st->cqes + 1;
-                st->retired = 1;
-                pop_head(st, &h);
+                st->e.retired = 1;
+                pop_head(st, &c, e.qp, &h);
+                st->phase = CP_JUDGE;
             }
         } else if (any && h.status != NIC_WC_SUCCESS) {
-            st->act_status = h.status;
-            st->act = ACT_FAIL;
+            st->e.act_status = h.status;
+            st->e.act = ACT_FAIL;
             st->phase = CP_RETIRED;
         } else if (v == V_RETIRE) {
             out->cqe.valid = h.signaled;
-            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_SUCCESS);
+            out->cqe.data = make_cqe(&c, &h, NIC_WC_SUCCESS);
             if (!h.signaled || in->cqe_ready) {
                 if (h.signaled) st->cqes = st->cqes + 1;
-                st->progress = 1;
-                st->retired = 1;
-                pop_head(st, &h);
+                st->e.progress = 1;
+                st->e.retired = 1;
+                pop_head(st, &c, e.qp, &h);
+                st->phase = CP_JUDGE;
             }
         } else if (v == V_RDATA) {
-            st->progress = 1;
-            st->phase = st->beats_left ? CP_RDATA : CP_COMPLETE;
+            st->e.progress = 1;
+            st->phase = e.beats_left ? CP_RDATA : CP_COMPLETE;
         } else if (v == V_ATOMIC) {
-            st->progress = 1;
+            st->e.progress = 1;
             st->phase = CP_ATOMIC;
         } else {
-            /* what the responder has of the head: a resend starts behind it */
-            uint32_t has = any && h.status == NIC_WC_SUCCESS && st->op == OP_PKT ? peer_has(st, &h) : 0;
-            st->advanced = has > st->c.head_done;
-            if (has > st->c.head_done) st->c.head_done = has;
-            st->partial = v == V_PARTIAL;
-            /* a kept NAK whose PSN lies in this WQE: resend from it now (acked_after) */
-            uint32_t a1 = psn_add(st->c.acked & ROCE_PSN_MASK, 1);
-            bool nak_here = any && (st->c.acked & ACKED_NAK) != 0 && psn_le(h.first_psn, a1) && psn_le(a1, h.last_psn);
-            if (nak_here) st->c.acked = 0;
+            uint32_t has = e.j.has;
+            bool advanced = has > c.head_done;
+            st->e.advanced = advanced;
+            if (has > c.head_done) c.head_done = has;
+            st->e.partial = v == V_PARTIAL;
+            bool nak_here = e.j.nak_here;
+            if (nak_here) c.acked = 0;
             /* a second sequence NAK past the start of the resend under way (the packet the
              * first one named came late, another was lost: lossy migration seed 173) is not
              * an echo: the resend may start at its PSN instead. No retry is counted, and the
              * requester moves there only if it has not passed it (REISSUE of a SEND/WRITE),
              * so a round that has gone past is never sent back */
-            bool seq_nak = st->p_op == ROCE_OP_ACKNOWLEDGE && st->p_syn == 0x60;
-            bool forward = echo && seq_nak && st->advanced;
-            st->act = v == V_RETRY || nak_here ? ACT_RETRY : forward ? ACT_FORWARD : v == V_RNR ? ACT_RNR
+            bool forward = echo && seq_nak(&e) && advanced;
+            st->e.act = v == V_RETRY || nak_here ? ACT_RETRY : forward ? ACT_FORWARD : v == V_RNR ? ACT_RNR
                       : v == V_FATAL ? ACT_FAIL : ACT_NONE;
             st->phase = CP_RETIRED;
         }
+        st->c = c;
         break;
     }
     case CP_RDATA: {
         /* payload beat -> one DMA write at local_addr + head_done * mtu + 64 i */
-        uint32_t left = (uint32_t)st->p_len - st->wr_off;
+        uint32_t left = (uint32_t)e.p_len - e.wr_off;
         nic_dma_req_t d = {0};
         d.write = 1;
-        d.addr = h.local_addr + ((uint64_t)st->c.head_done << mtu_log(st->c.pmtu)) + st->wr_off;
+        d.addr = h.local_addr + mtus_bytes(c_reg.head_done, c_reg.pmtu) + e.wr_off;
         d.len = left > 64 ? 64 : left;
         d.data = in->rx_pay.data.data;
         out->dma_req.valid = in->rx_pay.valid;
         out->dma_req.data = d;
         out->rx_pay_ready = in->dma_req_ready;
         if (hls_fire(in->rx_pay.valid, in->dma_req_ready)) {
-            st->wr_off = st->wr_off + 64;
-            st->beats_left = st->beats_left - 1;
-            if (st->beats_left == 0) st->phase = CP_COMPLETE;
+            uint16_t beats_left = e.beats_left - 1;
+            st->e.wr_off = e.wr_off + 64;
+            st->e.beats_left = beats_left;
+            if (beats_left == 0) st->phase = CP_COMPLETE;
         }
         break;
     }
@@ -575,7 +651,7 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         d.write = 1;
         d.addr = h.local_addr;
         d.len = 8;
-        d.data = st->p_orig;
+        d.data = e.p_orig;
         out->dma_req.valid = 1;
         out->dma_req.data = d;
         if (in->dma_req_ready) st->phase = CP_COMPLETE;
@@ -584,52 +660,54 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
     case CP_COMPLETE: {
         /* a READ response that is not the last moves head_done; the last one, or an atomic ACK,
          * completes the WQE (after its data write: same DMA port, so ordered before the CQE) */
-        bool whole = st->p_op != ROCE_OP_READ_RESPONSE_FIRST &&
-                     st->p_op != ROCE_OP_READ_RESPONSE_MIDDLE;
+        cmp_qpc_t c = c_reg;
+        bool whole = e.p_op != ROCE_OP_READ_RESPONSE_FIRST &&
+                     e.p_op != ROCE_OP_READ_RESPONSE_MIDDLE;
         if (!whole) {
-            st->c.head_done = st->c.head_done + 1;
+            c.head_done = c.head_done + 1;
             st->phase = CP_RETIRED;
         } else {
             out->cqe.valid = h.signaled;
-            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_SUCCESS);
+            out->cqe.data = make_cqe(&c, &h, NIC_WC_SUCCESS);
             if (!h.signaled || in->cqe_ready) {
                 if (h.signaled) st->cqes = st->cqes + 1;
-                st->retired = 1;
-                pop_head(st, &h);
-                st->phase = CP_EVAL; /* the next WQE may be one that was not sent */
+                st->e.retired = 1;
+                pop_head(st, &c, e.qp, &h);
+                st->phase = CP_JUDGE; /* the next WQE may be one that was not sent */
             }
         }
+        st->c = c;
         break;
     }
     case CP_RETIRED:
         /* tell the requester which slots are free before any REWIND / STOP */
-        out->req_ctl.valid = st->retired;
-        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, st->qp, st->next_idx, st->next_psn);
-        if (!st->retired || in->req_ctl_ready) st->phase = CP_ACT;
+        out->req_ctl.valid = e.retired;
+        out->req_ctl.data = make_ctl(NIC_REQ_RETIRED, e.qp, e.next_idx, e.next_psn);
+        if (!e.retired || in->req_ctl_ready) st->phase = CP_ACT;
         break;
     case CP_ACT: {
-        cmp_qpc_t c = st->c;
-        if (st->progress) {
+        cmp_qpc_t c = c_reg;
+        if (e.progress) {
             reset_retries(&c);
             restart_timer(&c, now);
-        } else if (st->partial && !c.rnr_wait) {
+        } else if (e.partial && !c.rnr_wait) {
             /* an ACK inside the message that moves it forward resets the retry counts as a
              * retired message does (rxe check_ack resets them on every in-sequence ACK):
              * a 1 MiB message on a lossy wire is not one retry per lost packet from failing */
-            if (st->advanced) reset_retries(&c);
+            if (e.advanced) reset_retries(&c);
             restart_timer(&c, now);
         }
-        bool counted = st->progress || st->partial || st->act != ACT_NONE;
-        if (st->op == OP_PKT) {
-            bool nak = st->p_op == ROCE_OP_ACKNOWLEDGE && ((st->p_syn >> 5) & 3) != 0;
+        bool counted = e.progress || e.partial || e.act != ACT_NONE;
+        if (e.op == OP_PKT) {
+            bool nak = e.p_op == ROCE_OP_ACKNOWLEDGE && ((e.p_syn >> 5) & 3) != 0;
             if (counted && nak) st->naks = st->naks + 1;
             if (counted && !nak) st->acks = st->acks + 1;
             if (!counted) st->dropped = st->dropped + 1;
         }
-        switch (st->act) {
+        switch (e.act) {
         case ACT_RETRY: /* 9.7.5.2.2: one retry of the message, bounded by retry_cnt */
             if (c.retries_left == 0) {
-                st->act_status = NIC_WC_RETRY_EXC_ERR;
+                st->e.act_status = NIC_WC_RETRY_EXC_ERR;
                 st->phase = CP_ERRCQE;
             } else {
                 c.retries_left = c.retries_left - 1;
@@ -648,21 +726,21 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
             break;
         case ACT_RNR: /* 9.7.5.2.8: wait the peer's RNR timer, then resend; 7 = infinite */
             if (c.rnr_left == 0) {
-                st->act_status = NIC_WC_RNR_RETRY_EXC_ERR;
+                st->e.act_status = NIC_WC_RNR_RETRY_EXC_ERR;
                 st->phase = CP_ERRCQE;
             } else {
                 if (c.rnr_retry != 7) c.rnr_left = c.rnr_left - 1;
                 c.armed = 1;
                 c.rnr_wait = 1;
-                c.deadline = now + rnr_cycles[st->p_syn & 31];
-                finish(st);
+                c.deadline = now + rnr_cycles[e.p_syn & 31];
+                finish(st, e.beats_left);
             }
             break;
         case ACT_FAIL:
             st->phase = CP_ERRCQE;
             break;
         default:
-            finish(st);
+            finish(st, e.beats_left);
             break;
         }
         st->c = c;
@@ -676,71 +754,77 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* a READ/atomic an ACK went past (acked): the peer has the requests after it, so
          * only this one is sent again (REISSUE); otherwise (a sequence or RNR NAK, a timeout
          * with no such ACK) the peer may lack them: go-back-N (REWIND) */
-        bool alone = wr_reads_back(h.opcode) && acked_covers(&st->c, h.first_psn);
+        bool alone = wr_reads_back(h.opcode) && acked_covers(&c_reg, h.first_psn);
         out->req_ctl.valid = 1;
-        bool reissue = alone || st->act == ACT_FORWARD;
-        out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, st->qp, h.wqe_index,
-                                     h.first_psn + st->c.head_done);
-        out->req_ctl.data.psn_off = (hls_u24)st->c.head_done;
+        bool reissue = alone || e.act == ACT_FORWARD;
+        out->req_ctl.data = make_ctl(reissue ? NIC_REQ_REISSUE : NIC_REQ_REWIND, e.qp, h.wqe_index,
+                                     h.first_psn + c_reg.head_done);
+        out->req_ctl.data.psn_off = (hls_u24)c_reg.head_done;
         /* what that ACK says the peer has: the requester, its re-issue out, holds until the
          * WQEs it covers retire instead of going back to send them (lossy migration seed 65) */
         out->req_ctl.data.acked = alone;
-        out->req_ctl.data.acked_psn = (hls_u24)(st->c.acked & 0xFFFFFF);
+        out->req_ctl.data.acked_psn = (hls_u24)(c_reg.acked & 0xFFFFFF);
         if (in->req_ctl_ready) {
-            cmp_qpc_t c = st->c;
-            if (st->act == ACT_RETRY && c.backoff && c.cur_exp < c.backoff_cap)
+            cmp_qpc_t c = c_reg;
+            if (e.act == ACT_RETRY && c.backoff && c.cur_exp < c.backoff_cap)
                 c.cur_exp = c.cur_exp + 1;
             c.rd_start = c.head_done; /* the re-issued READ's first response comes there */
             restart_timer(&c, now);
             st->c = c;
-            if (st->act != ACT_FORWARD) st->retries = st->retries + 1;
-            finish(st);
+            if (e.act != ACT_FORWARD) st->retries = st->retries + 1;
+            finish(st, e.beats_left);
         }
         break;
     }
     case CP_ERRCQE:
         /* an error completion is always reported, signaled or not (10.7.3.1) */
         out->cqe.valid = 1;
-        out->cqe.data = make_cqe(&st->c, &h, st->act_status);
+        out->cqe.data = make_cqe(&c_reg, &h, e.act_status);
         if (in->cqe_ready) {
+            cmp_qpc_t c = c_reg;
             st->cqes = st->cqes + 1;
-            pop_head(st, &h);
+            pop_head(st, &c, e.qp, &h);
+            st->c = c;
             st->phase = CP_EV;
         }
         break;
     case CP_EV:
         out->ev.valid = 1;
         out->ev.data.kind = NIC_EV_QP_ERR;
-        out->ev.data.qp = st->qp;
-        out->ev.data.cq = (nic_cq_t)st->c.send_cq;
-        out->ev.data.detail = st->act_status;
+        out->ev.data.qp = e.qp;
+        out->ev.data.cq = (nic_cq_t)c_reg.send_cq;
+        out->ev.data.detail = e.act_status;
         out->ev.data.in_cqe = 1; /* the CQE just written reports it */
         if (in->ev_ready) st->phase = CP_STOP;
         break;
     case CP_STOP:
         out->req_ctl.valid = 1;
-        out->req_ctl.data = make_ctl(NIC_REQ_STOP, st->qp, st->next_idx, 0);
+        out->req_ctl.data = make_ctl(NIC_REQ_STOP, e.qp, e.next_idx, 0);
         if (in->req_ctl_ready) st->phase = CP_FLUSH;
         break;
     case CP_FLUSH:
         /* the QP is in error: every outstanding WQE completes with WR_FLUSH_ERR */
-        if (st->c.count == 0) {
-            st->c.state = NIC_QPS_ERR;
-            st->c.armed = 0;
-            st->c.rnr_wait = 0;
-            finish(st);
+        if (c_reg.count == 0) {
+            cmp_qpc_t c = c_reg;
+            c.state = NIC_QPS_ERR;
+            c.armed = 0;
+            c.rnr_wait = 0;
+            st->c = c;
+            finish(st, e.beats_left);
         } else {
             out->cqe.valid = 1;
-            out->cqe.data = make_cqe(&st->c, &h, NIC_WC_WR_FLUSH_ERR);
+            out->cqe.data = make_cqe(&c_reg, &h, NIC_WC_WR_FLUSH_ERR);
             if (in->cqe_ready) {
+                cmp_qpc_t c = c_reg;
                 st->cqes = st->cqes + 1;
-                pop_head(st, &h);
+                pop_head(st, &c, e.qp, &h);
+                st->c = c;
             }
         }
         break;
     case CP_RECFLUSH:
         out->cqe.valid = 1;
-        out->cqe.data = make_cqe(&st->c, &st->rec, NIC_WC_WR_FLUSH_ERR);
+        out->cqe.data = make_cqe(&c_reg, &st->rec, NIC_WC_WR_FLUSH_ERR);
         if (in->cqe_ready) {
             st->cqes = st->cqes + 1;
             st->phase = CP_WB;
@@ -750,23 +834,31 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* payload of a packet that writes nothing: consume and drop its beats */
         out->rx_pay_ready = 1;
         if (in->rx_pay.valid) {
-            st->beats_left = st->beats_left - 1;
-            if (st->beats_left == 0) st->phase = CP_WB;
+            uint16_t beats_left = e.beats_left - 1;
+            st->e.beats_left = beats_left;
+            if (beats_left == 0) st->phase = CP_WB;
         }
         break;
     case CP_HEAD:
-        /* the record written in DISPATCH is the oldest: read it back for EVAL */
-        hls_mem_read(&st->ring, ((uint32_t)st->qp << NIC_OUTSTANDING_BITS) |
-                                    (st->c.head & (NIC_OUTSTANDING - 1)));
+        /* the record written in DISPATCH is the oldest: read it back for JUDGE */
+        hls_mem_read(&st->ring, ((uint32_t)e.qp << NIC_OUTSTANDING_BITS) |
+                                    (c_reg.head & (NIC_OUTSTANDING - 1)));
+        st->phase = CP_JUDGE;
+        break;
+    case CP_JUDGE:
+        /* the next head WQE is on the ring's output: judge it, EVAL acts next cycle */
+        st->e.j = judgement;
         st->phase = CP_EVAL;
         break;
     case CP_SQD_EV:
         out->ev.valid = 1;
         out->ev.data.kind = NIC_EV_SQ_DRAINED;
-        out->ev.data.qp = st->qp;
-        out->ev.data.cq = (nic_cq_t)st->c.send_cq;
+        out->ev.data.qp = e.qp;
+        out->ev.data.cq = (nic_cq_t)c_reg.send_cq;
         if (in->ev_ready) {
-            st->c.sqd_wait = 0;
+            cmp_qpc_t c = c_reg;
+            c.sqd_wait = 0;
+            st->c = c;
             st->phase = CP_WB;
         }
         break;
@@ -802,12 +894,12 @@ HLS_TOP void completer(const completer_in *in, completer_out *out, completer_sta
         /* every event ends here, so a drain that has just finished is seen here: the SQD
          * marker with nothing outstanding, the last retirement behind it, or (the cfg and
          * the marker race) the SQD cfg after the marker */
-        if (st->c.sqd_wait && st->c.count == 0 && st->c.state == NIC_QPS_SQD) {
+        if (c_reg.sqd_wait && c_reg.count == 0 && c_reg.state == NIC_QPS_SQD) {
             st->phase = CP_SQD_EV;
             break;
         }
-        hls_mem_write(&st->qpc, st->qp, st->c);
-        st->dirty = st->dirty | ((uint64_t)1 << (unsigned)st->qp);
+        hls_mem_write(&st->qpc, e.qp, c_reg);
+        st->dirty = st->dirty | ((uint64_t)1 << (unsigned)e.qp);
         st->phase = CP_IDLE;
         break;
     }

@@ -83,7 +83,7 @@ typedef struct {
                               needs no second ACK for them (docs/completer.md "Retry") */
     uint32_t rsvd;         /* 0: keeps the row a multiple of 8 bytes with no padding */
 } cmp_qpc_t;
-/* cmp_qpc_t.acked bit 30: the kept PSN is a sequence NAK's PSN - 1 (completer.c acked_after) */
+/* cmp_qpc_t.acked bit 30: the kept PSN is a sequence NAK's PSN - 1 (completer.c acked_value) */
 #define ACKED_NAK 0x40000000u
 _Static_assert(sizeof(cmp_qpc_t) == 48, "qpc row: no padding");
 
@@ -107,27 +107,24 @@ typedef struct {
 } cmp_wrec_t;
 _Static_assert(sizeof(cmp_wrec_t) == 40, "ring row: no padding");
 
-/* a throttle bucket holds at most 16 KiB (in 1/1024 bytes): the burst after a quiet spell */
-#define CMP_THR_CAP ((uint32_t)16384 << 10)
-
+/* What the latched packet means for the oldest WQE (completer.c judge): computed in the
+ * cycle the ring's output is first seen (DISPATCH, JUDGE), acted on by EVAL the next. */
 typedef struct {
-    HLS_MEM(cmp_qpc_t, NIC_QPS) qpc;
-    HLS_MEM(cmp_wrec_t, NIC_QPS * NIC_OUTSTANDING) ring; /* row qp * NIC_OUTSTANDING + slot */
-    uint64_t now;           /* free-running cycle counter: the time base (4 ns) */
-    hls_uint(5) phase;      /* FSM state (CP_*) */
-    hls_uint(3) op;         /* event being handled (OP_*) */
-    hls_uint(3) act;        /* what the handled event asks for after retiring (ACT_*) */
+    hls_uint(3) v;          /* verdict (V_*) */
+    uint8_t status;         /* NIC_WC_* of a V_FATAL */
+    uint32_t acked;         /* cmp_qpc_t.acked after the packet */
+    uint32_t has;           /* PSNs of a SEND/WRITE head the peer has (peer_has) */
+    bool nak_here;          /* a kept NAK's PSN lies in the head: resend from it now */
+} cmp_judge_t;
+
+/* The event being handled: what IDLE latched and what the states after it found out. Each
+ * state reads it as registered at the clock edge (completer.c `e`, like the row `c_reg`) and
+ * writes st->e, so no state's logic runs on into another's. */
+typedef struct {
+    hls_uint(3) op;         /* OP_* */
+    hls_uint(3) act;        /* what the event asks for after retiring (ACT_*) */
     uint8_t act_status;     /* NIC_WC_* status of ACT_FAIL */
-    nic_qp_t qp;            /* row of the event being handled */
-    nic_qp_t scan;          /* next row the timer scan looks at */
-    bool scan_turn;         /* the scan goes before the next packet / wqe_rec */
-    cmp_qpc_t c;            /* working copy of the row, written back in CP_WB */
-    cmp_qpc_t cf;           /* latched cfg, in row form */
-    cmp_wrec_t rec;         /* latched wqe_rec */
-    bool rec_flush;
-    uint8_t rec_mark;       /* the record is an SQD marker (NIC_SQD_MARK_*) */
-    nic_wqe_rec_t rb;       /* a wqe_rec taken while an event was being handled */
-    bool rb_valid;
+    nic_qp_t qp;            /* row of the event */
     uint8_t p_op;           /* latched response: BTH opcode, PSN, AETH syndrome, ... */
     hls_u24 p_psn;
     hls_u24 p_qpn;
@@ -142,6 +139,27 @@ typedef struct {
     bool retired;           /* ... and retired at least one WQE */
     uint16_t next_idx;      /* SQ index after the last retired WQE */
     uint32_t next_psn;      /* first PSN of the WQE after the last retired one (RETIRED) */
+    cmp_judge_t j;          /* the packet on the head WQE, for EVAL */
+} cmp_event_t;
+
+/* a throttle bucket holds at most 16 KiB (in 1/1024 bytes): the burst after a quiet spell */
+#define CMP_THR_CAP ((uint32_t)16384 << 10)
+
+typedef struct {
+    HLS_MEM(cmp_qpc_t, NIC_QPS) qpc;
+    HLS_MEM(cmp_wrec_t, NIC_QPS * NIC_OUTSTANDING) ring; /* row qp * NIC_OUTSTANDING + slot */
+    uint64_t now;           /* free-running cycle counter: the time base (4 ns) */
+    hls_uint(5) phase;      /* FSM state (CP_*) */
+    nic_qp_t scan;          /* next row the timer scan looks at */
+    bool scan_turn;         /* the scan goes before the next packet / wqe_rec */
+    cmp_qpc_t c;            /* working copy of the row, written back in CP_WB */
+    cmp_qpc_t cf;           /* latched cfg, in row form */
+    cmp_wrec_t rec;         /* latched wqe_rec */
+    bool rec_flush;
+    uint8_t rec_mark;       /* the record is an SQD marker (NIC_SQD_MARK_*) */
+    nic_wqe_rec_t rb;       /* a wqe_rec taken while an event was being handled */
+    bool rb_valid;
+    cmp_event_t e;          /* the event being handled */
     /* migration (docs/completer.md "Migration") */
     hls_uint(2) level[NIC_FNS];   /* NIC_SUSPEND_* per function */
     uint8_t epoch[NIC_FNS];       /* counts entries into RUN: timers armed before are re-armed */
