@@ -74,6 +74,7 @@ enum {
     RQ_EV_OUT,    /* the context answer held on ev until taken */
     RQ_MARK,      /* a function's migration marker held on tx_desc until taken */
     RQ_REBUILD,   /* a loaded QP: the record of fetched WQE rb_idx, or the QP is broken */
+    RQ_PUT,       /* write the row an event state computed (cur) back, then after_put */
 };
 
 enum { RQ_TAG_WQE = 0x000, RQ_TAG_PAY = 0x100 }; /* dma tag = kind | qp row */
@@ -94,6 +95,7 @@ typedef struct {
     uint32_t pd;                           /* PD of row q */
     nic_wqe_rec_t rec;
     hls_uint(5) after_rec;                 /* RQ_BUILD, RQ_WB or RQ_IDLE */
+    hls_uint(5) after_put;                 /* RQ_IDLE, RQ_REC or RQ_EV_OUT */
     roce_hdr_t desc;
     bool desc_sent;
     uint64_t pay_addr;
@@ -140,6 +142,11 @@ HLS_INLINE bool wqe_bad(hls_u512 w) {
     uint8_t op = WQE_OPCODE(w);
     bool atomic = wr_is_atomic(op);
     return op > NIC_WR_FAA || (atomic && (WQE_LENGTH(w) != 8 || (WQE_REMOTE(w) & 7) != 0));
+}
+
+/* wqe_psns (nic_wr.h) at the path MTU code pmtu, by mtu_packets_of: no barrel shifter. */
+HLS_INLINE uint32_t wqe_pkts(uint8_t op, uint32_t len, unsigned pmtu) {
+    return wr_is_atomic(op) ? 1 : mtu_packets_of(len, pmtu);
 }
 
 /* The local buffer of a new WQE against the MR its lkey names (roce_mr.h mr_check): the
@@ -288,10 +295,14 @@ HLS_INLINE req_ctx_t apply_qp_cfg(req_ctx_t c, const nic_cfg_t *g) {
     return c;
 }
 
-HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
-    /* an index is believed only inside [una, sq_hi]: the WQEs that have records */
-    bool in_window = (uint16_t)(k->wqe_index - c.una) <= (uint16_t)(c.sq_hi - c.una);
-    if (k->kind == NIC_REQ_RETIRED && in_window) {
+/* An index is believed only inside [una, sq_hi]: the WQEs that have records. */
+HLS_INLINE bool ctl_in_window(const req_ctx_t *c, const nic_req_ctl_t *k) {
+    return (uint16_t)(k->wqe_index - c->una) <= (uint16_t)(c->sq_hi - c->una);
+}
+
+/* RETIRED: WQEs before wqe_index are complete. */
+HLS_INLINE req_ctx_t ctl_retired(req_ctx_t c, const nic_req_ctl_t *k) {
+    if (ctl_in_window(&c, k)) {
         c.rd_mask = rd_retire(c.rd_mask, c.una, k->wqe_index);
         c.una = k->wqe_index;
         c.una_psn = k->psn;                     /* the completer names WQE una's first PSN */
@@ -323,16 +334,21 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
         bool una_rd = (c.rd_mask & rd_bit(c.una)) != 0;
         if (c.held && at_una && covered && !una_rd) {
             hls_u24 skip = (hls_u24)(c.rb_psn + 1 - c.next_psn);
-            c.offset = c.offset + ((uint32_t)skip << mtu_log(c.pmtu));
+            c.offset = c.offset + (uint32_t)mtu_mul(skip, c.pmtu);
             c.next_psn = (hls_u24)(c.rb_psn + 1);
         }
         if (at_una || !covered) c.held = false;
     }
-    c.rd_wait = false;                          /* a waiting READ/atomic looks again */
+    return c;
+}
+
+/* REWIND / REISSUE: send again from WQE wqe_index, psn_off packets into it. */
+HLS_INLINE req_ctx_t ctl_back(req_ctx_t c, const nic_req_ctl_t *k) {
+    bool in_window = ctl_in_window(&c, k);
     /* REWIND resumes psn_off packets into the message (IB 9.7.5.2; nic_if.h): the payload
      * offset is psn_off * MTU, a shift. One that cannot lie inside a 32-bit length is not
      * believed; one beyond this WQE's length is caught in RQ_DECIDE, when the WQE is known. */
-    uint64_t off = (uint64_t)k->psn_off << mtu_log(c.pmtu);
+    uint64_t off = mtu_mul(k->psn_off, c.pmtu);
     /* REISSUE naming a SEND/WRITE: the completer's forward move (a second sequence NAK past
      * the start of a resend under way): the peer has every PSN before psn. Taken only while
      * the position is behind psn in that WQE; once the resend has passed it, going back
@@ -367,17 +383,28 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
         c.next_psn = k->psn;
         c.wqe_valid = false;
     }
-    if (k->kind == NIC_REQ_STOP) ctx_flush(&c);
     return c;
 }
 
-HLS_INLINE nic_wqe_rec_t make_rec(nic_qp_t q, const req_ctx_t *c, hls_u512 w, unsigned lg) {
+/* The kinds are exclusive, so each is computed from the row as read and one is selected at
+ * the end: a RETIRED's update does not sit in front of a REWIND's logic in the same cycle. */
+HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
+    req_ctx_t stop = c;
+    ctx_flush(&stop);
+    req_ctx_t r = k->kind == NIC_REQ_RETIRED ? ctl_retired(c, k)
+                : k->kind == NIC_REQ_STOP    ? stop
+                                             : ctl_back(c, k);
+    r.rd_wait = false;                          /* a waiting READ/atomic looks again */
+    return r;
+}
+
+HLS_INLINE nic_wqe_rec_t make_rec(nic_qp_t q, const req_ctx_t *c, hls_u512 w) {
     nic_wqe_rec_t r;
     uint8_t op = WQE_OPCODE(w);
     r.qp = q;
     r.wqe_index = c->sq_head;
     r.first_psn = c->next_psn;
-    r.last_psn = (hls_u24)psn_add(c->next_psn, wqe_psns(op, WQE_LENGTH(w), lg) - 1);
+    r.last_psn = (hls_u24)psn_add(c->next_psn, wqe_pkts(op, WQE_LENGTH(w), c->pmtu) - 1);
     r.wr_opcode = op;
     r.signaled = (WQE_FLAGS(w) & NIC_WQE_SIGNALED) != 0;
     r.flush = c->flushing;
@@ -400,8 +427,7 @@ HLS_INLINE nic_wqe_rec_t sqd_marker(nic_qp_t q, bool enter) {
 /* The next packet of WQE w at the context's position (IB 9.4 opcode sequences). */
 HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
                                  const requester_state *st, uint32_t *plen_out, bool *last_out) {
-    unsigned lg = mtu_log(c->pmtu);
-    uint32_t mtu = (uint32_t)1 << lg;
+    uint32_t mtu = (uint32_t)mtu_mul(1, c->pmtu);
     uint8_t op = WQE_OPCODE(w);
     uint32_t len = WQE_LENGTH(w);
     uint32_t rem = len - c->offset;              /* RQ_DECIDE keeps offset inside the message */
@@ -465,7 +491,6 @@ HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
 HLS_TOP void requester(const requester_in *in, requester_out *out, requester_state *st) {
     out->packets_sent = st->packets_sent;
     out->wqes_started = st->wqes_started;
-    unsigned lg = mtu_log(st->cur.pmtu);
 
     switch ((unsigned)st->fsm) {
     case RQ_IDLE: {
@@ -562,35 +587,39 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         if (in->cfg.data.kind == NIC_CFG_QP) {
             bool was_sqd = c.state == NIC_QPS_SQD;
             c = apply_qp_cfg(c, &in->cfg.data);
-            row_write(st, &c);
             hls_mem_write(&st->qp_pd, st->q, in->cfg.data.attr.pd);
+            st->after_put = RQ_IDLE;
             if (was_sqd != (c.state == NIC_QPS_SQD)) { /* the drain starts or ends here */
                 st->rec = sqd_marker(st->q, !was_sqd);
                 st->after_rec = RQ_IDLE;
-                st->fsm = RQ_REC;
-                break;
+                st->after_put = RQ_REC;
             }
+            st->cur = c;
+            st->fsm = RQ_PUT;
+            break;
         } else if (in->cfg.data.kind == NIC_CFG_QP_ATTR) {
             /* a migrated QP's attributes: copies only, no transition, live state kept */
             c = copy_attrs(c, &in->cfg.data.attr);
-            row_write(st, &c);
             hls_mem_write(&st->qp_pd, st->q, in->cfg.data.attr.pd);
+            st->cur = c;
+            st->after_put = RQ_IDLE;
+            st->fsm = RQ_PUT;
+            break;
         } else if (in->cfg.data.kind == NIC_CFG_CTX) {
             /* NIC_CTX_REQ_QP: one word of the send position; a write answers with the word */
             unsigned w = in->cfg.data.ctx_word;
             hls_u128 d = in->cfg.data.ctx_data;
-            if (in->cfg.data.ctx_write) {
-                c = req_ctx_load(c, w, d);
-                row_write(st, &c);
-            } else {
-                d = req_ctx_word(&c, w);
-            }
-            st->ev = ctx_answer(in->cfg.data.fn, d);
-            st->fsm = RQ_EV_OUT;
+            st->ev = ctx_answer(in->cfg.data.fn, in->cfg.data.ctx_write ? d : req_ctx_word(&c, w));
+            st->cur = req_ctx_load(c, w, d);
+            st->after_put = RQ_EV_OUT;
+            st->fsm = in->cfg.data.ctx_write ? RQ_PUT : RQ_EV_OUT;
             break;
         } else if ((st->row_valid >> (unsigned)st->q) & 1) {
             c.quiesced = in->cfg.data.quiesce;      /* acts at the next packet boundary */
-            row_write(st, &c);
+            st->cur = c;
+            st->after_put = RQ_IDLE;
+            st->fsm = RQ_PUT;
+            break;
         }
         st->fsm = RQ_IDLE;
         break;
@@ -599,8 +628,10 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
     case RQ_EV_CTL: {
         out->req_ctl_ready = true;
         if ((st->row_valid >> (unsigned)st->q) & 1) {
-            req_ctx_t c = apply_ctl(row_now(st), &in->req_ctl.data);
-            row_write(st, &c);
+            st->cur = apply_ctl(row_now(st), &in->req_ctl.data);
+            st->after_put = RQ_IDLE;
+            st->fsm = RQ_PUT;
+            break;
         }
         st->fsm = RQ_IDLE;
         break;
@@ -613,7 +644,10 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         if (((st->row_valid >> (unsigned)st->q) & 1) && c.qpn == in->sq_db.data.num &&
             c.state != NIC_QPS_RESET) {
             c.sq_tail = in->sq_db.data.index;
-            row_write(st, &c);
+            st->cur = c;
+            st->after_put = RQ_IDLE;
+            st->fsm = RQ_PUT;
+            break;
         }
         st->fsm = RQ_IDLE;
         break;
@@ -656,7 +690,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.next_psn = first_psn;
             if (c.sq_head != c.ret_head) c.wqe_valid = false; /* the cache holds WQE sq_head */
         } else if (resend && c.offset != 0) {    /* inside WQE sq_head: one MTU back */
-            c.offset = c.offset - ((uint32_t)1 << mtu_log(c.pmtu));
+            c.offset = c.offset - (uint32_t)mtu_mul(1, c.pmtu);
             c.next_psn = (hls_u24)(c.next_psn - 1);
         } else if (resend) {                     /* the last packet of WQE sq_head - 1 */
             c.sq_head = (uint16_t)(c.sq_head - 1);
@@ -699,8 +733,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             }
             if (st->probe_back) {                /* its last packet: offset and PSN of it */
                 uint8_t op = WQE_OPCODE(w);
-                uint32_t n = wqe_psns(op, WQE_LENGTH(w), lg);
-                st->cur.offset = op <= NIC_WR_WRITE_IMM ? (n - 1) << lg : 0;
+                uint32_t n = wqe_pkts(op, WQE_LENGTH(w), st->cur.pmtu);
+                st->cur.offset = op <= NIC_WR_WRITE_IMM ? (uint32_t)mtu_mul(n - 1, st->cur.pmtu) : 0;
                 st->cur.next_psn = (hls_u24)(st->cur.next_psn - (hls_u24)(op == NIC_WR_READ ? n : 1));
                 st->probe_back = false;
             }
@@ -728,10 +762,10 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
          * end, into an atomic): resend the message from its first PSN instead of reading past
          * its buffer. The completer never asks for that (docs/requester.md). */
         if (c.offset != 0 && (fresh || c.offset >= WQE_LENGTH(st->wqe))) {
-            c.next_psn = (hls_u24)(c.next_psn - (hls_u24)(c.offset >> lg));
+            c.next_psn = (hls_u24)(c.next_psn - (hls_u24)mtu_div(c.offset, c.pmtu));
             c.offset = 0;
         }
-        st->rec = make_rec(st->q, &c, st->wqe, lg);
+        st->rec = make_rec(st->q, &c, st->wqe);
         if (prot) st->rec.status = NIC_WC_LOC_PROT_ERR;
         if (c.flushing || ((bad || prot) && fresh)) {
             /* one record, nothing sent; a malformed WQE or a local protection error puts
@@ -796,7 +830,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         uint8_t op = WQE_OPCODE(st->wqe);
         /* a READ request takes a PSN per response packet it asks for (from offset on) */
         uint32_t rest = WQE_LENGTH(st->wqe) - c.offset;
-        c.next_psn = (hls_u24)psn_add(c.next_psn, op == NIC_WR_READ ? wqe_psns(op, rest, lg) : 1);
+        c.next_psn = (hls_u24)psn_add(c.next_psn, op == NIC_WR_READ ? wqe_pkts(op, rest, c.pmtu) : 1);
         if (last) {
             c.sq_head = (uint16_t)(c.sq_head + 1);
             c.offset = 0;
@@ -866,13 +900,14 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
          * (PSNs meaningless, nothing checked). */
         req_ctx_t c = st->cur;
         uint8_t op = WQE_OPCODE(st->wqe);
-        uint32_t n = wqe_psns(op, WQE_LENGTH(st->wqe), lg);
+        uint32_t n = wqe_pkts(op, WQE_LENGTH(st->wqe), c.pmtu);
         hls_u24 end_psn = (hls_u24)(c.rb_psn + (hls_u24)n);
         uint16_t span = (uint16_t)(c.sq_hi - c.una);
         bool window_ok = span <= NIC_OUTSTANDING && (uint16_t)(c.sq_head - c.una) <= span;
         bool at_head = c.rb_idx == c.sq_head;
-        bool head_ok = !at_head || ((c.offset & (((uint32_t)1 << lg) - 1)) == 0 && (c.offset >> lg) < n &&
-                                    c.next_psn == (hls_u24)(c.rb_psn + (hls_u24)(c.offset >> lg)));
+        uint32_t at_pkt = mtu_div(c.offset, c.pmtu);
+        bool head_ok = !at_head || (mtu_rem(c.offset, c.pmtu) == 0 && at_pkt < n &&
+                                    c.next_psn == (hls_u24)(c.rb_psn + (hls_u24)at_pkt));
         bool last = (uint16_t)(c.rb_idx + 1) == c.sq_hi;
         bool end_ok = !last || c.sq_head != c.sq_hi || (c.next_psn == end_psn && c.offset == 0);
         bool broken = !c.flushing && (!window_ok || !head_ok || !end_ok || wqe_bad(st->wqe));
@@ -888,7 +923,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.flushing = true;
             c.own_flush = false;
             c.rebuild = false;
-            row_write(st, &c);
+            st->cur = c;
+            st->after_put = RQ_EV_OUT;
             st->ev.kind = NIC_EV_QP_ERR;
             st->ev.qp = st->q;
             st->ev.cq = 0;
@@ -896,7 +932,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->ev.in_cqe = false;
             st->ev.fn = (nic_fn_t)((unsigned)st->q >> NIC_QP_SLOT_BITS);
             st->ev.data = 0;
-            st->fsm = RQ_EV_OUT;
+            st->fsm = RQ_PUT;
             break;
         }
         /* the resume probe's target when WQE una is a READ/atomic: the first SEND/WRITE
@@ -911,7 +947,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         req_ctx_t at = c;                       /* make_rec's view: WQE rb_idx from rb_psn */
         at.sq_head = c.rb_idx;
         at.next_psn = c.rb_psn;
-        st->rec = make_rec(st->q, &at, st->wqe, lg);
+        st->rec = make_rec(st->q, &at, st->wqe);
         st->rec_rebuilt = true;
         c.rb_idx = (uint16_t)(c.rb_idx + 1);
         c.rb_psn = end_psn;
@@ -927,6 +963,14 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         row_write(st, &st->cur);
         st->rr = (nic_qp_t)(st->q + 1);         /* round-robin: this QP goes last */
         st->fsm = RQ_IDLE;
+        break;
+
+    case RQ_PUT:
+        /* its own state so that the row's write data and has_work come from a register, not
+         * from the event logic behind the row read (the row is written a cycle after it was
+         * read and nothing reads it in between: the FSM serialises every row access) */
+        row_write(st, &st->cur);
+        st->fsm = st->after_put;
         break;
 
     case RQ_EV_OUT:
