@@ -18,7 +18,8 @@
  *
  * One FSM serialises everything, so each context row is read in one cycle and written
  * back in a later one and nothing else touches it in between. Between packets it takes,
- * in priority order, a cfg, a req_ctl, a doorbell (2 cycles each: read the row, write it)
+ * in priority order, a cfg, a req_ctl, a doorbell (3 cycles each, a req_ctl 4: read the row,
+ * [register it,] compute the new row, write it: RQ_PUT)
  * or schedules the next QP with work (round-robin over the has_work bitmap) for exactly
  * one packet: load row + cached WQE, fetch the WQE if the cache row is stale, emit the
  * wqe_rec if the WQE is new, build the descriptor, read the payload and forward its beats,
@@ -59,7 +60,7 @@ typedef struct {
 enum {
     RQ_IDLE = 0,  /* pick an event or a QP; issue the row read */
     RQ_EV_CFG,    /* apply the held cfg to the row, write it */
-    RQ_EV_CTL,    /* apply the held req_ctl */
+    RQ_EV_CTL,    /* the row of the held req_ctl arrives */
     RQ_EV_DB,     /* apply the held doorbell */
     RQ_LOAD,      /* row and cached WQE arrive */
     RQ_WQE_REQ,   /* DMA read of WQE sq_head */
@@ -75,6 +76,8 @@ enum {
     RQ_MARK,      /* a function's migration marker held on tx_desc until taken */
     RQ_REBUILD,   /* a loaded QP: the record of fetched WQE rb_idx, or the QP is broken */
     RQ_PUT,       /* write the row an event state computed (cur) back, then after_put */
+    RQ_PROBE,     /* the resume probe's position, from the row LOAD registered */
+    RQ_CTL_APPLY, /* apply the held req_ctl to the row EV_CTL registered */
 };
 
 enum { RQ_TAG_WQE = 0x000, RQ_TAG_PAY = 0x100 }; /* dma tag = kind | qp row */
@@ -103,6 +106,9 @@ typedef struct {
     hls_uint(7) beats_left;                /* 0..64 */
     hls_uint(7) last_bytes;                /* bytes in the final beat, 1..64 */
     bool pay_err;                          /* DMA error: the rest of the payload is zeros */
+    uint32_t rem;                          /* RQ_DECIDE: bytes of WQE sq_head from offset on */
+    uint32_t read_psns;                    /* RQ_DECIDE: PSNs a READ request for them takes */
+    uint32_t rb_psns;                      /* RQ_WQE_WAIT: PSNs of WQE rb_idx (RQ_REBUILD) */
     uint64_t fn_mac[NIC_FNS];
     uint32_t fn_ip[NIC_FNS];
     uint32_t packets_sent;
@@ -427,10 +433,9 @@ HLS_INLINE nic_wqe_rec_t sqd_marker(nic_qp_t q, bool enter) {
 /* The next packet of WQE w at the context's position (IB 9.4 opcode sequences). */
 HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
                                  const requester_state *st, uint32_t *plen_out, bool *last_out) {
+    uint32_t rem = st->rem;                      /* length - offset (RQ_DECIDE keeps offset inside the message) */
     uint32_t mtu = (uint32_t)mtu_mul(1, c->pmtu);
     uint8_t op = WQE_OPCODE(w);
-    uint32_t len = WQE_LENGTH(w);
-    uint32_t rem = len - c->offset;              /* RQ_DECIDE keeps offset inside the message */
     bool first = c->offset == 0;
     bool stream = op <= NIC_WR_WRITE_IMM;          /* SEND*, WRITE*: segmented payload */
     bool last = !stream || rem <= mtu;
@@ -486,6 +491,17 @@ HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
     *plen_out = plen;
     *last_out = last;
     return d;
+}
+
+/* After RQ_LOAD (or RQ_PROBE): a row with nothing to send leaves the schedule; otherwise
+ * fetch the WQE if the cache is stale, check a new one's lkey, or go on with it. */
+HLS_INLINE void load_next(requester_state *st, const req_ctx_t *c, bool resend) {
+    if (!resend && !ctx_has_work(c)) {
+        st->has_work = bit_set(st->has_work, st->q, false);
+        st->fsm = RQ_IDLE;
+    } else {
+        st->fsm = c->rebuild || !c->wqe_valid ? RQ_WQE_REQ : wqe_new(c) ? RQ_MR : RQ_DECIDE;
+    }
 }
 
 HLS_TOP void requester(const requester_in *in, requester_out *out, requester_state *st) {
@@ -625,17 +641,23 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         break;
     }
 
-    case RQ_EV_CTL: {
+    case RQ_EV_CTL:
+        /* the row arrives into a register; req_ctl stays valid and stable until CTL_APPLY
+         * takes it, so its update is computed from registers, not behind the row read */
+        st->cur = row_now(st);
+        st->fsm = RQ_CTL_APPLY;
+        break;
+
+    case RQ_CTL_APPLY:
         out->req_ctl_ready = true;
         if ((st->row_valid >> (unsigned)st->q) & 1) {
-            st->cur = apply_ctl(row_now(st), &in->req_ctl.data);
+            st->cur = apply_ctl(st->cur, &in->req_ctl.data);
             st->after_put = RQ_IDLE;
             st->fsm = RQ_PUT;
             break;
         }
         st->fsm = RQ_IDLE;
         break;
-    }
 
     case RQ_EV_DB: {
         out->sq_db_ready = true;
@@ -654,7 +676,21 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
     }
 
     case RQ_LOAD: {
+        /* the row, its cached WQE and PD arrive; a resume probe owed is worked out in its own
+         * state from the registered row (RQ_PROBE), so the probe logic is not behind the row
+         * read: a cycle more for the probe packet only */
         req_ctx_t c = row_now(st);
+        st->cur = c;
+        st->wqe = st->wqe_cache.hls_mem_rdata;
+        st->pd = st->qp_pd.hls_mem_rdata;
+        st->probing = false;
+        if (((st->probe >> (unsigned)st->q) & 1) != 0 && !c.rebuild) st->fsm = RQ_PROBE;
+        else load_next(st, &c, false);
+        break;
+    }
+
+    case RQ_PROBE: {
+        req_ctx_t c = st->cur;
         /* the resume probe (RQ_IDLE, NIC_CFG_SUSPEND): after a ring rebuild, and only if a
          * packet was sent and not acknowledged. When the oldest unretired WQE is a SEND/WRITE,
          * its first packet goes again and the position returns (ret) to where it was: the
@@ -665,19 +701,16 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
          * rebuild after a load found one (probe_at: ret_head / ret_psn). Without one, the
          * position steps back one packet instead; sending it moves the position back to where
          * it was, so the stream goes on unchanged (a peer that NAKed drops that one) */
-        bool probe = ((st->probe >> (unsigned)st->q) & 1) != 0 && !c.rebuild;
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
-        bool resend = probe && live && !c.flushing && !c.quiesced && c.una_psn != c.next_psn &&
+        bool resend = live && !c.flushing && !c.quiesced && c.una_psn != c.next_psn &&
                       (c.offset != 0 || c.sq_head != c.una);
         bool una_rd = (c.rd_mask & rd_bit(c.una)) != 0;
         bool at_sent = (uint16_t)(c.ret_head - c.una) < (uint16_t)(c.sq_head - c.una) ||
                        (c.ret_head == c.sq_head && c.offset != 0);
         bool from_una = resend && !c.ret && !una_rd;
         bool from_at = resend && !c.ret && una_rd && c.probe_at && at_sent;
-        if (probe) {
-            st->probe = bit_set(st->probe, st->q, false);
-            c.probe_at = false;
-        }
+        st->probe = bit_set(st->probe, st->q, false);   /* once (RQ_LOAD came here for it) */
+        c.probe_at = false;
         if (from_una || from_at) {               /* that WQE's first packet, then back here */
             uint16_t first_idx = from_una ? c.una : c.ret_head;
             hls_u24 first_psn = from_una ? c.una_psn : c.ret_psn;
@@ -699,14 +732,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         }
         st->probing = resend;
         st->cur = c;
-        st->wqe = st->wqe_cache.hls_mem_rdata;
-        st->pd = st->qp_pd.hls_mem_rdata;
-        if (!resend && !ctx_has_work(&c)) {
-            st->has_work = bit_set(st->has_work, st->q, false);
-            st->fsm = RQ_IDLE;
-        } else {
-            st->fsm = c.rebuild || !c.wqe_valid ? RQ_WQE_REQ : wqe_new(&c) ? RQ_MR : RQ_DECIDE;
-        }
+        load_next(st, &c, resend);
         break;
     }
 
@@ -728,6 +754,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             hls_u512 w = in->dma_resp.data.err ? ~(hls_u512)0 : in->dma_resp.data.data;
             st->wqe = w;
             if (st->cur.rebuild) {               /* WQE rb_idx: not the cache's WQE sq_head */
+                /* its PSN count, a stage before RQ_REBUILD compares with it */
+                st->rb_psns = wqe_pkts(WQE_OPCODE(w), WQE_LENGTH(w), st->cur.pmtu);
                 st->fsm = RQ_REBUILD;
                 break;
             }
@@ -765,6 +793,12 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.next_psn = (hls_u24)(c.next_psn - (hls_u24)mtu_div(c.offset, c.pmtu));
             c.offset = 0;
         }
+        /* the bytes of the message from offset on and the PSNs a READ request for them takes,
+         * a stage before RQ_BUILD uses them: BUILD is then no subtract, packet count and PSN
+         * add in one cycle */
+        uint32_t rem = WQE_LENGTH(st->wqe) - c.offset;
+        st->rem = rem;
+        st->read_psns = wqe_pkts(WQE_OPCODE(st->wqe), rem, c.pmtu);
         st->rec = make_rec(st->q, &c, st->wqe);
         if (prot) st->rec.status = NIC_WC_LOC_PROT_ERR;
         if (c.flushing || ((bad || prot) && fresh)) {
@@ -829,8 +863,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         st->pay_err = false;
         uint8_t op = WQE_OPCODE(st->wqe);
         /* a READ request takes a PSN per response packet it asks for (from offset on) */
-        uint32_t rest = WQE_LENGTH(st->wqe) - c.offset;
-        c.next_psn = (hls_u24)psn_add(c.next_psn, op == NIC_WR_READ ? wqe_pkts(op, rest, c.pmtu) : 1);
+        c.next_psn = (hls_u24)psn_add(c.next_psn, op == NIC_WR_READ ? st->read_psns : 1);
         if (last) {
             c.sq_head = (uint16_t)(c.sq_head + 1);
             c.offset = 0;
@@ -893,14 +926,14 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
 
     case RQ_REBUILD: {
         /* One WQE of a loaded QP's outstanding window [una, sq_hi): its record as the source
-         * sent it, PSNs recomputed from rb_psn (one shift for the packet count). The saved
+         * sent it, PSNs recomputed from rb_psn (the packet count from RQ_WQE_WAIT). The saved
          * position must agree: at WQE sq_head, next_psn = first + offset / MTU with offset a
          * whole number of MTUs inside the message; with sq_head = sq_hi, next_psn is where the
          * last outstanding WQE ends and offset is 0. A flushing QP's records are flush records
          * (PSNs meaningless, nothing checked). */
         req_ctx_t c = st->cur;
         uint8_t op = WQE_OPCODE(st->wqe);
-        uint32_t n = wqe_pkts(op, WQE_LENGTH(st->wqe), c.pmtu);
+        uint32_t n = st->rb_psns;
         hls_u24 end_psn = (hls_u24)(c.rb_psn + (hls_u24)n);
         uint16_t span = (uint16_t)(c.sq_hi - c.una);
         bool window_ok = span <= NIC_OUTSTANDING && (uint16_t)(c.sq_head - c.una) <= span;
