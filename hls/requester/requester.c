@@ -137,7 +137,7 @@ typedef struct {
  * update logic of every state before it (a path through all of them). Each state reads the
  * register from here and writes st->X, so its logic starts at the register. */
 typedef struct {
-    nic_qp_t q;
+    nic_qp_t q, rr;
     uint64_t row_valid, dirty, probe, has_work;
     req_ctx_t cur;
     hls_u512 wqe;
@@ -535,7 +535,7 @@ HLS_INLINE void load_next(requester_state *st, const req_start_t *now, const req
 }
 
 HLS_TOP void requester(const requester_in *in, requester_out *out, requester_state *st) {
-    const req_start_t now = {st->q, st->row_valid, st->dirty, st->probe, st->has_work, st->cur, st->wqe,
+    const req_start_t now = {st->q, st->rr, st->row_valid, st->dirty, st->probe, st->has_work, st->cur, st->wqe,
                              st->pd, st->rem, st->read_psns, st->rb_psns, st->pkt_last, st->pkt_len,
                              st->lkey_fail};
     out->packets_sent = st->packets_sent;
@@ -620,7 +620,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->mark_fn = (nic_fn_t)(m & 1 ? 0 : m & 2 ? 1 : m & 4 ? 2 : 3);
             st->fsm = RQ_MARK;
         } else if (runnable != 0) {
-            nic_qp_t q = rr_pick(runnable, st->rr);
+            nic_qp_t q = rr_pick(runnable, now.rr);
             st->q = q;
             hls_mem_read(&st->ctx, q);
             hls_mem_read(&st->wqe_cache, q);
