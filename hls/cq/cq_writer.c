@@ -8,7 +8,8 @@
  *      dma_resp  unused (this port only writes); its ready is tied high
  * out: dma_req   one 32-byte posted write per CQE
  *      ev        NIC_EV_CQ_ERR, once, when a CQ overruns; NIC_EV_CQ_COMP after the CQE that
- *                fires an armed CQ (the doorbell's arm field: ibv_req_notify_cq);
+ *                fires an armed CQ (the doorbell's arm field: ibv_req_notify_cq), or at
+ *                once when an arm finds CQEs past its consumer index;
  *                NIC_EV_MIG_MARK once both inputs' markers of a function passed;
  *                NIC_EV_CTX, the answer to NIC_CFG_CTX
  *      cqes_written, cqes_dropped   counters
@@ -232,14 +233,30 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
     case CQW_DB: {
         cqw_row_t r = st->cqs.hls_mem_rdata;
         /* a doorbell for a CQ that does not exist (or another cqn on the row) is ignored */
+        st->fsm = CQW_IDLE;
         if (r.valid && r.cqn == (uint32_t)st->db.num) {
             r.ci = st->db.index;
-            /* arm: NONE keeps the arm; NEXT is never weakened to SOLICITED by a later arm */
-            if (st->db.arm == NIC_ARM_NEXT || (st->db.arm == NIC_ARM_SOLICITED && r.arm != NIC_ARM_NEXT))
+            /* An arm that finds CQEs past the doorbell's consumer index fires at once. The host
+             * arms, then polls, and the arm reaches this block later: a CQE written between the
+             * poll's look and the arm would otherwise be in the ring unseen, with no event to
+             * come (docs/cq-writer.md). Not while the function is frozen (a marker passed):
+             * then the arm is kept and the row carries it. */
+            bool arming = st->db.arm != NIC_ARM_NONE;
+            bool unconsumed = ((r.pi - (uint32_t)st->db.index) & 0xFFFFu) != 0;
+            bool frozen = fn_bit((unsigned)st->mk_comp | (unsigned)st->mk_resp, row_fn(st->row));
+            bool at_once = arming && unconsumed && !r.err && !frozen;
+            if (at_once) {
+                r.arm = NIC_ARM_NONE;  /* the event this arm asked for is the one sent now */
+                st->ev_kind = NIC_EV_CQ_COMP;
+                st->ev_fn = row_fn(st->row);
+                st->ev_data = 0;
+                st->fsm = CQW_EV;
+            } else if (st->db.arm == NIC_ARM_NEXT || (st->db.arm == NIC_ARM_SOLICITED && r.arm != NIC_ARM_NEXT)) {
+                /* NONE keeps the arm; NEXT is never weakened to SOLICITED by a later arm */
                 r.arm = (uint8_t)st->db.arm;
+            }
             row_write(st, st->row, r);
         }
-        st->fsm = CQW_IDLE;
         break;
     }
     case CQW_CQE: {

@@ -418,7 +418,8 @@ typedef struct {
  * (nic_bar.h) arms the CQ; the first CQE written after the doorbell that matches the arm
  * disarms it and raises one NIC_EV_CQ_COMP. NEXT: any CQE. SOLICITED: a receive CQE whose
  * packet had the BTH SE bit (nic_cqe_req_t.solicited), or any CQE with status != SUCCESS
- * (IB vol. 1 11.4.2.2). CQEs already in the ring when the CQ is armed never fire it. An arm
+ * (IB vol. 1 11.4.2.2). An arm that finds CQEs past the doorbell's consumer index fires at
+ * once (the host polls after arming, before the arm arrives: docs/cq-writer.md). An arm
  * does not weaken an earlier one (NEXT stays NEXT); NIC_ARM_NONE leaves the arm as it is. */
 typedef struct {
     nic_fn_t fn;
