@@ -90,6 +90,25 @@ HLS_INLINE uint32_t crc32_block(hls_u512 d) {
     return reg;
 }
 
+/* The CRC register a receiver expects at the end of a correct frame whose ICRC window (see
+ * roce_rx.c) ends with `hi` data bytes (1..64) and 64 - hi zero bytes. Running a CRC over a
+ * message and then over its own CRC (inverted, LSB first, as the ICRC is sent) leaves the
+ * register at a constant, the residue: with r the register after the message, the four
+ * ICRC bytes ~r XOR into it and 32 shifts of all ones follow. The zero bytes after it move
+ * the residue on by 8 shifts each. A table of constants indexed by hi: one LUT level per
+ * bit, so the ICRC check is this compare and no 4-byte pick from a frame offset. */
+HLS_INLINE uint32_t icrc_residue(unsigned hi) {
+    uint32_t k[128];
+    uint32_t r = 0xFFFFFFFFu;
+    for (int s = 0; s < 32; s++) r = crc32_shift(r);
+    for (int n = 64; n >= 0; n--) {       /* n data bytes: 64 - n zero bytes after them */
+        k[n] = r;
+        for (int s = 0; s < 8; s++) r = crc32_shift(r);
+    }
+    for (int n = 65; n < 128; n++) k[n] = 0;
+    return k[hi & 127];
+}
+
 /* CRC register after bytes lo..hi-1 of a beat (hi <= 64; none when hi <= lo), without a
  * chain of 64 per-byte muxes. The CRC is linear: with n = hi - lo,
  *   reg(crc, bytes) = reg(crc, n zero bytes) ^ reg(0, bytes),
@@ -99,22 +118,27 @@ HLS_INLINE uint32_t crc32_block(hls_u512 d) {
  * end of a 64-byte window, crc XORed into its first bytes, and one fixed network
  * (crc32_block) does the rest: two shifters and an XOR tree. */
 HLS_INLINE uint32_t crc32_range(uint32_t crc, hls_u512 data, unsigned lo, unsigned hi) {
-    unsigned n = hi > lo ? hi - lo : 0;
+    /* byte counts 0..64 in 7 bits: their subtracts are 2 CARRY4s, not 32-bit chains, on the
+     * way to the shifters */
+    hls_uint(7) h = (hls_uint(7))hi, l = (hls_uint(7))lo;
+    hls_uint(7) n = h > l ? (hls_uint(7))(h - l) : 0;
     if (n == 0) return crc;
-    unsigned gap = 64 - n;                       /* 0..63: window bytes ahead of the range */
-    hls_u512 window = (data << (8 * (64 - hi))) & ~((((hls_u512)1) << (8 * gap)) - 1);
-    window ^= (hls_u512)crc << (8 * gap);        /* bytes of crc past byte 63 fall off */
-    uint32_t rest = n < 4 ? crc >> (8 * n) : 0;
+    hls_uint(7) gap = (hls_uint(7))(64 - n);     /* 0..63: window bytes ahead of the range */
+    hls_uint(7) skip = (hls_uint(7))(64 - h);    /* 0..63: bytes the range moves up by */
+    hls_u512 window = (data << (8 * (unsigned)skip)) & ~((((hls_u512)1) << (8 * (unsigned)gap)) - 1);
+    window ^= (hls_u512)crc << (8 * (unsigned)gap); /* bytes of crc past byte 63 fall off */
+    uint32_t rest = n < 4 ? crc >> (8 * (unsigned)n) : 0;
     return crc32_block(window) ^ rest;
 }
 
-/* Ones'-complement sum of the ten 16-bit words of the IPv4 header at byte 14. */
+/* Ones'-complement sum of the ten 16-bit words of the IPv4 header at byte 14 (20 bits
+ * hold the sum of ten words; the folds fit 17). */
 HLS_INLINE uint16_t ipv4_sum(roce_hdr_bits w) {
-    uint32_t s = 0;
-    for (unsigned i = 0; i < 10; i++) s += (uint32_t)hb_be(w, ETH_HDR_LEN + 2 * i, 2);
-    s = (s & 0xFFFF) + (s >> 16);
-    s = (s & 0xFFFF) + (s >> 16);
-    return (uint16_t)s;
+    hls_uint(20) s = 0;
+    for (unsigned i = 0; i < 10; i++) s += (hls_uint(20))hb_be(w, ETH_HDR_LEN + 2 * i, 2);
+    hls_uint(17) f = (hls_uint(17))(s & 0xFFFF) + (hls_uint(17))(s >> 16);
+    f = (hls_uint(17))((f & 0xFFFF) + (f >> 16));
+    return (uint16_t)f;
 }
 
 #endif /* ROCE_COMMON_H */

@@ -17,7 +17,13 @@
  * The consumer must hold the payload until the descriptor arrives and drop it unless
  * desc.status == ROCE_RX_OK.
  *
- * Bytes after the IPv4 total length (Ethernet padding) are ignored. */
+ * Bytes after the IPv4 total length (Ethernet padding) are ignored.
+ *
+ * Stages (issue 26: each does what one clock can): input (the beat and its beat-0 checks
+ * into registers) -> beat (payload realignment, frame bookkeeping, the beat's ICRC window)
+ * -> ICRC 1 (window) -> ICRC 2 (CRC-32 block) -> ICRC 3 (running register) -> descriptor
+ * (ICRC verdict, descriptor register) -> counters. A payload beat leaves 1 cycle after the
+ * input beat that completes it arrives, the descriptor 5 cycles after the frame's last beat. */
 #include "hls.h"
 #include "nic_types.h"
 #include "roce_common.h"
@@ -43,7 +49,36 @@ typedef struct {
 
 enum { RX_BEATS = 0, RX_FLUSH = 1 };
 
+/* What travels with a frame from its end to the descriptor register: everything but the
+ * ICRC verdict, which the ICRC stages deliver beside it (see "ICRC pipeline" below). */
 typedef struct {
+    bool valid;
+    hls_uint(3) status;       /* status without the ICRC check (OK: the ICRC decides) */
+    hls_uint(7) crc_hi;       /* 1..64: bytes of the frame's last ICRC window (see crc_done) */
+    roce_hdr_t hdr;
+} rx_end_rec;
+
+/* What beat 0 tells about the frame. */
+typedef struct {
+    hls_uint(3) early;
+    uint8_t hlen;
+    uint16_t ip_len;
+    hls_uint(14) plen;
+    hls_uint(9) pay_beats;    /* ceil(plen / 64), 0..256 */
+    bool deliver;             /* payload beats are sent: beat 0's checks pass, plen > 0 */
+    bool resp;
+} rx_beat0_info;
+
+typedef struct {
+    /* input stage: the beat taken from the frame port, and what it tells if it is a frame's
+     * beat 0 (the IPv4 checksum and length checks), so that the beat stage starts from
+     * registers; in_mid: the next input beat continues a frame */
+    bool ib_valid;
+    hls_u512 ib_data;         /* bytes >= ib_nb zero */
+    hls_uint(7) ib_nb;        /* 0..64 */
+    bool ib_last;
+    rx_beat0_info ib_i0;
+    bool in_mid;
     hls_uint(1) phase;
     uint16_t beat;            /* index of the next input beat of this frame */
     uint32_t frame_bytes;     /* bytes received so far in this frame */
@@ -55,44 +90,57 @@ typedef struct {
     uint8_t hlen;             /* header bytes H (54..82) */
     uint16_t ip_len;          /* IPv4 total length */
     hls_uint(14) plen;        /* payload bytes L */
+    hls_uint(9) pay_total;    /* ceil(L/64) */
+    bool deliver;             /* beat 0's checks passed and L > 0 */
     bool resp;                /* a response opcode: the class its payload beats are tagged with */
     uint16_t pay_beats;       /* payload beats to send, ceil(L/64) (0 if none is sent) */
     uint16_t pay_sent;
+    /* ICRC coverage of the coming beat: bytes 0..cov_lim-1 (0..64) are before the end of the
+     * IPv4 datagram. A register moved down by a constant 64 per beat, so no beat offset is
+     * multiplied or subtracted on the way to the window mask. cov_rest: the bytes of the
+     * datagram after the coming beat (0 once it ends in or before it). */
+    hls_uint(7) cov_lim;
+    uint16_t cov_rest;
+    hls_uint(7) crc_hi;       /* bytes in the frame's last non-empty ICRC window */
+    /* ICRC pipeline, filled by the beat stage (c1 + e1) and moved one stage per cycle:
+     * c1 a beat's ICRC window -> c2 its CRC-32 block value -> crc the running register;
+     * e1 -> e2 -> e3 the end record of a frame, beside its last window; e3 meets the final
+     * crc in the descriptor stage. */
+    bool c1_valid, c1_first, c1_active;
+    hls_u512 c1_window;
+    bool c2_valid, c2_first, c2_active;
+    uint32_t c2_block;
     uint32_t crc;
-    uint32_t rx_icrc;         /* ICRC bytes of the frame, assembled LSB first */
+    rx_end_rec e1, e2, e3;
     /* descriptor output register */
     bool desc_valid;
     roce_rx_desc_t desc;
-    uint32_t cnt[8];          /* by status (roce_rx_status_e; 6, 7 unused) */
+    /* counter stage: the status of the frame that ended last cycle, one-hot; the counters
+     * add it a cycle later so the status compare and a 32-bit add are not one path */
+    hls_uint(6) cnt_inc;
+    uint32_t cnt[6];          /* by status (roce_rx_status_e) */
 } roce_rx_state;
-
-/* What beat 0 tells about the frame. */
-typedef struct {
-    hls_uint(3) early;
-    uint8_t hlen;
-    uint16_t ip_len;
-    hls_uint(14) plen;
-    bool resp;
-} rx_beat0_info;
 
 HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     roce_hdr_bits w = b0;
     rx_beat0_info r = {0};
     uint8_t opcode = hb_byte(w, 42);
     uint8_t ext = roce_ext(opcode);
-    unsigned ext_len = roce_ext_len(ext);
-    unsigned pad = (hb_byte(w, 43) >> 4) & 3;
-    unsigned ip_len = (unsigned)hb_be(w, 16, 2);
-    unsigned udp_len = (unsigned)hb_be(w, 38, 2);
-    unsigned min_ip = IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + ext_len + pad + ROCE_ICRC_LEN;
-    unsigned plen = ip_len >= min_ip ? ip_len - min_ip : 0;
+    /* the lengths in their own widths (16-bit fields, 17 bits for a sum), not 32-bit
+     * unsigned: each add or compare is a short carry chain */
+    hls_uint(7) ext_len = (hls_uint(7))roce_ext_len(ext);
+    hls_uint(2) pad = (hls_uint(2))(hb_byte(w, 43) >> 4);
+    hls_uint(17) ip_len = (hls_uint(17))hb_be(w, 16, 2);
+    hls_uint(17) udp_len = (hls_uint(17))hb_be(w, 38, 2);
+    hls_uint(17) min_ip = (hls_uint(17))(IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + ROCE_ICRC_LEN) + ext_len + pad;
+    hls_uint(17) plen = ip_len >= min_ip ? (hls_uint(17))(ip_len - min_ip) : 0;
     /* Not RoCE when an identifying field that the frame holds is wrong (nb is at most 64,
      * all of them are in beat 0); a short frame whose fields so far fit is TRUNCATED. */
     bool foreign = nb < 14 || hb_be(w, 12, 2) != ETHERTYPE_IPV4 ||
                    (nb > 14 && hb_byte(w, 14) != 0x45) ||
                    (nb > 23 && hb_byte(w, 23) != IPPROTO_UDP_NUM) ||
                    (nb > 37 && hb_be(w, 36, 2) != ROCE_UDP_PORT);
-    bool len_ok = ip_len >= min_ip && udp_len + IPV4_HDR_LEN == ip_len && plen < 16384 &&
+    bool len_ok = ip_len >= min_ip && (hls_uint(17))(udp_len + IPV4_HDR_LEN) == ip_len && plen < 16384 &&
                   (plen == 0 || (ext & ROCE_EXT_PAYLOAD) != 0);
     if (foreign) r.early = ROCE_RX_NOT_ROCE;
     else if (ipv4_sum(w) != 0xFFFF) r.early = ROCE_RX_BAD_IP_CSUM;
@@ -102,6 +150,8 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     r.hlen = (uint8_t)(ROCE_BASE_LEN + ext_len);
     r.ip_len = (uint16_t)ip_len;
     r.plen = (hls_uint(14))(len_ok ? plen : 0);
+    r.pay_beats = (hls_uint(9))(((hls_uint(15))r.plen + 63) >> 6);
+    r.deliver = r.early == ROCE_RX_OK && r.pay_beats != 0;
     r.resp = roce_op_is_response(opcode);
     return r;
 }
@@ -153,6 +203,26 @@ HLS_INLINE roce_hdr_t parse_headers(hls_u512 b0, hls_u512 b1, hls_uint(14) plen)
     return d;
 }
 
+/* The ICRC window of a beat: its bytes up to the end of the IPv4 datagram (the ICRC
+ * included), zero from there on. Beat 0 is seen through the ICRC mask, with bytes 0..5
+ * (outside the ICRC) zero and the CRC's all-ones seed XORed into bytes 6..9: a CRC register
+ * started at s over bytes b is a register started at 0 over b with s XORed into its first
+ * four bytes, so every window starts from a register of 0 and beat 0 needs no other case.
+ * `cov` is how many bytes are covered: from beat 0's IPv4 total length on beat 0, from the
+ * coverage register on later beats; both are per-byte compares, no shifter. */
+HLS_INLINE hls_u512 icrc_window(hls_u512 cur, bool first, unsigned ip_len, unsigned cov_lim) {
+    hls_u512 view = cur;
+    if (first)
+        view = ((cur | icrc_beat0_mask()) & ~((((hls_u512)1) << (8 * ICRC_BEAT0_START)) - 1)) ^
+               ((hls_u512)0xFFFFFFFFu << (8 * ICRC_BEAT0_START));
+    hls_u512 keep = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        bool in = first ? (i < ETH_HDR_LEN || ip_len > i - ETH_HDR_LEN) : i < cov_lim;
+        keep |= (hls_u512)(in ? 0xFFu : 0u) << (8 * i);
+    }
+    return view & keep;
+}
+
 HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) {
     out->cnt_ok = st->cnt[ROCE_RX_OK];
     out->cnt_not_roce = st->cnt[ROCE_RX_NOT_ROCE];
@@ -160,136 +230,193 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     out->cnt_bad_ip_csum = st->cnt[ROCE_RX_BAD_IP_CSUM];
     out->cnt_bad_opcode = st->cnt[ROCE_RX_BAD_OPCODE];
     out->cnt_bad_icrc = st->cnt[ROCE_RX_BAD_ICRC];
+    for (unsigned i = 0; i < 6; i++) st->cnt[i] = st->cnt[i] + ((unsigned)(st->cnt_inc >> i) & 1u);
+    st->cnt_inc = 0;
 
     /* descriptor register: a beat leaves when the consumer takes it */
     out->desc.valid = st->desc_valid;
     out->desc.data = st->desc;
-    bool desc_free = !st->desc_valid; /* a register only, so our valids never wait on desc_ready */
-    bool desc_taken = st->desc_valid && in->desc_ready;
 
+    /* ---- ICRC pipeline: stage 1 (c1, e1) -> stage 2 (c2, e2) -> stage 3 (crc, e3) ->
+     * descriptor register. A stage moves on when the one after it is empty or moving; only
+     * an end record (e3) waiting for the descriptor register stops stage 3. From registers
+     * only, so no valid of ours waits on desc_ready; and a stage that is empty stays empty
+     * until the beat stage fills it, so `admit` cannot fall while a payload beat waits. */
+    bool s3_free = !(st->e3.valid && st->desc_valid);
+    bool s2_valid = st->c2_valid || st->e2.valid;
+    bool s1_valid = st->c1_valid || st->e1.valid;
+    bool s2_move = s2_valid && s3_free;
+    bool s1_move = s1_valid && (!s2_valid || s2_move);
+    bool admit = !s1_valid || s1_move;   /* the beat stage may fill stage 1 */
+
+    /* descriptor stage (last first: each stage reads the registers before they move):
+     * the frame's final CRC register against the residue a correct ICRC leaves, advanced
+     * by the zero bytes after the datagram in its last window */
+    if (st->desc_valid && in->desc_ready) st->desc_valid = false;
+    if (s3_free && st->e3.valid) {
+        hls_uint(3) status = st->e3.status;
+        if (status == ROCE_RX_OK && st->crc != icrc_residue(st->e3.crc_hi)) status = ROCE_RX_BAD_ICRC;
+        st->desc_valid = true;
+        st->desc.hdr = st->e3.hdr;
+        st->desc.status = status;
+        st->cnt_inc = (hls_uint(6))(1u << (status & 7));
+        st->e3.valid = false;
+    }
+    /* stage 3, the CRC register: a window advances it (its CRC-32 block value XOR the
+     * register run over 64 zero bytes, by linearity), beat 0's restarts it, an empty one
+     * keeps it */
+    if (s2_move) {
+        if (st->c2_valid && (st->c2_first || st->c2_active))
+            st->crc = st->c2_block ^ (st->c2_first ? 0u : crc32_block((hls_u512)st->crc));
+        st->e3 = st->e2;
+        st->c2_valid = false;
+        st->e2.valid = false;
+    }
+    /* stage 2: the XOR tree of one window, alone in its cycle */
+    if (s1_move) {
+        st->c2_valid = st->c1_valid;
+        st->c2_first = st->c1_first;
+        st->c2_active = st->c1_active;
+        st->c2_block = crc32_block(st->c1_window);
+        st->e2 = st->e1;
+        st->c1_valid = false;
+        st->e1.valid = false;
+    }
+
+    /* ---- beat stage: the beat in the input register ---- */
     bool first = st->beat == 0;
-    unsigned nb = (unsigned)in->frame.data.bytes;
-    nb = nb > 64 ? 64 : nb;
-    hls_u512 cur = keep_low(in->frame.data.data, nb);
+    unsigned nb = (unsigned)st->ib_nb;
+    hls_u512 cur = st->ib_data;
 
-    /* beat-0 facts: from this beat when it is beat 0, else from the registers */
-    rx_beat0_info i0 = check_beat0(cur, nb);
+    /* beat-0 facts: the input stage's when this is beat 0, else from the frame's registers */
+    rx_beat0_info i0 = st->ib_i0;
     hls_uint(3) early = first ? i0.early : st->early;
     unsigned hlen = first ? i0.hlen : st->hlen;
     unsigned ip_len = first ? i0.ip_len : st->ip_len;
     hls_uint(14) plen = first ? i0.plen : st->plen;
     unsigned shift = hlen & 63;
-    unsigned hdr_beat = hlen >> 6;                      /* beat holding the first payload byte */
-    unsigned pay_beats = ((unsigned)plen + 63) >> 6;
-    bool deliver = early == ROCE_RX_OK && pay_beats != 0;
+    unsigned pay_beats = first ? (unsigned)i0.pay_beats : (unsigned)st->pay_total;
+    bool deliver = first ? i0.deliver : st->deliver;
     /* a payload beat is never emitted while beat 0 is the input, so its class is in `resp` */
     bool resp = st->resp;
     unsigned sent = first ? 0 : st->pay_sent;
 
-    /* ---- ICRC over this beat: bytes [lo, hi) where hi stops at the ICRC ---- */
-    unsigned base = 64u * (unsigned)st->beat;           /* frame offset of byte 0 of this beat */
-    unsigned icrc_pos = ETH_HDR_LEN + ip_len - ROCE_ICRC_LEN;
-    unsigned hi = icrc_pos <= base ? 0 : (icrc_pos - base > nb ? nb : icrc_pos - base);
-    hls_u512 view = first ? (cur | icrc_beat0_mask()) : cur;
-    uint32_t crc = crc32_range(first ? 0xFFFFFFFFu : st->crc, view,
-                               first ? ICRC_BEAT0_START : 0, hi);
-    /* the four ICRC bytes, wherever they fall (they may straddle two beats) */
-    uint8_t bytes[64];
-    for (unsigned i = 0; i < 64; i++) bytes[i] = (uint8_t)(cur >> (8 * i));
-    uint32_t rx_icrc = first ? 0 : st->rx_icrc;
-    for (unsigned k = 0; k < 4; k++) {
-        unsigned p = icrc_pos + k;
-        if (p >= base && p - base < nb)
-            rx_icrc = (rx_icrc & ~(0xFFu << (8 * k))) | ((uint32_t)bytes[(p - base) & 63] << (8 * k));
-    }
+    /* ---- ICRC coverage of this beat (the window itself is built below, on acceptance) ---- */
+    unsigned cov_end = ETH_HDR_LEN + (unsigned)i0.ip_len;   /* beat 0: the datagram's end */
+    unsigned cov = first ? (cov_end > 64 ? 64 : cov_end) : (unsigned)st->cov_lim;
+    unsigned hi = cov > nb ? nb : cov;                  /* window bytes 0..hi-1 are data */
+    bool active = first || hi != 0;
+    unsigned crc_hi = active ? hi : (unsigned)st->crc_hi;
     uint32_t frame_bytes = (first ? 0 : st->frame_bytes) + nb;
 
-    /* the frame's status once it has ended (input beat `last` or in FLUSH) */
-    uint32_t crc_end = st->phase == RX_FLUSH ? st->crc : crc;
-    uint32_t icrc_end = st->phase == RX_FLUSH ? st->rx_icrc : rx_icrc;
+    /* the frame's status once it has ended (input beat `last` or in FLUSH), all but the
+     * ICRC, which the descriptor stage checks: first failing check wins: identity, base
+     * headers present, IPv4 checksum, opcode, lengths (fields and frame) */
     uint32_t bytes_end = st->phase == RX_FLUSH ? st->frame_bytes : frame_bytes;
-    /* first failing check wins: identity, base headers present, IPv4 checksum, opcode,
-     * lengths (fields and frame), ICRC */
     hls_uint(3) status = ROCE_RX_OK;
     if (early == ROCE_RX_NOT_ROCE) status = ROCE_RX_NOT_ROCE;
     else if (bytes_end < ROCE_BASE_LEN) status = ROCE_RX_TRUNCATED;
     else if (early != ROCE_RX_OK) status = early;
     else if (bytes_end < ETH_HDR_LEN + ip_len || bytes_end < hlen) status = ROCE_RX_TRUNCATED;
-    else if (~crc_end != icrc_end) status = ROCE_RX_BAD_ICRC;
     bool hdr_complete = bytes_end >= hlen;
 
+    bool consumed = false;    /* the beat stage takes the input register's beat */
     if (st->phase == RX_FLUSH) {
         /* payload beats after the last input beat: the tail of `prev`, then zero filler
          * if the frame was cut short */
         bool end = sent + 1 >= (unsigned)st->pay_beats;
         unsigned left = (unsigned)plen - 64 * sent;
         unsigned nbytes = left > 64 ? 64 : left;
-        out->frame_ready = false;
-        out->pay.valid = !end || desc_free;
+        out->pay.valid = admit;
         out->pay.data.beat.data = keep_low(realign(st->prev, 0, shift), nbytes);
         out->pay.data.beat.bytes = (hls_uint(7))nbytes;
         out->pay.data.beat.last = end;
         out->pay.data.resp = resp;
-        if (desc_taken) st->desc_valid = false;
-        if (!(out->pay.valid && in->pay_ready)) return;
-        st->prev = 0;
-        st->pay_sent = (uint16_t)(sent + 1);
-        if (end) {
-            st->desc_valid = true;
-            st->desc.hdr = parse_headers(st->hb0, st->hb1, plen);
-            st->desc.status = status;
-            st->cnt[status & 7] = st->cnt[status & 7] + 1;
-            st->beat = 0;
-            st->phase = RX_BEATS;
+        if (out->pay.valid && in->pay_ready) {
+            st->prev = 0;
+            st->pay_sent = (uint16_t)(sent + 1);
+            if (end) {
+                st->e1.valid = true;
+                st->e1.status = status;
+                st->e1.crc_hi = (hls_uint(7))st->crc_hi;
+                st->e1.hdr = parse_headers(st->hb0, st->hb1, plen);
+                st->beat = 0;
+                st->phase = RX_BEATS;
+            }
         }
-        return;
+    } else {
+        /* ---- RX_BEATS: one input beat ---- */
+        /* payload beat m = sent covers frame bytes [hlen + 64m, +64): it is complete once
+         * beat hlen / 64 + m + 1 arrives (this one); never beat 0, so the frame's registers
+         * alone decide */
+        bool emit = !first && st->deliver && (unsigned)st->beat > ((unsigned)st->hlen >> 6) &&
+                    (unsigned)st->pay_sent < (unsigned)st->pay_total;
+        unsigned left = (unsigned)plen - 64 * sent;
+        unsigned nbytes = left > 64 ? 64 : left;
+        unsigned sent_after = sent + (emit ? 1 : 0);
+        bool is_last = st->ib_last;
+        bool need_flush = is_last && deliver && hdr_complete && sent_after < pay_beats;
+        bool finish = is_last && !need_flush;
+
+        out->pay.valid = st->ib_valid && emit && admit;
+        out->pay.data.beat.data = keep_low(realign(st->prev, cur, shift), nbytes);
+        out->pay.data.beat.bytes = (hls_uint(7))nbytes;
+        out->pay.data.beat.last = sent + 1 == pay_beats;
+        out->pay.data.resp = resp;
+        consumed = hls_fire(st->ib_valid, (!emit || in->pay_ready) && admit);
+        if (consumed) {
+            hls_u512 hb0 = first ? cur : st->hb0;
+            hls_u512 hb1 = first ? 0 : (st->beat == 1 ? cur : st->hb1);
+            st->hb0 = hb0;
+            st->hb1 = hb1;
+            st->prev = cur;
+            st->early = early;
+            st->hlen = (uint8_t)hlen;
+            st->ip_len = (uint16_t)ip_len;
+            st->plen = plen;
+            st->pay_total = (hls_uint(9))pay_beats;
+            st->deliver = deliver;
+            if (first) st->resp = i0.resp;
+            st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
+            st->pay_sent = (uint16_t)sent_after;
+            st->frame_bytes = frame_bytes;
+            st->beat = st->beat == 0xFFFF ? st->beat : (uint16_t)(st->beat + 1); /* saturate */
+
+            /* this beat's ICRC window into the pipeline; the coverage of the next beat */
+            st->c1_valid = true;
+            st->c1_first = first;
+            st->c1_active = active;
+            st->c1_window = icrc_window(cur, first, (unsigned)i0.ip_len, (unsigned)st->cov_lim);
+            st->crc_hi = (hls_uint(7))crc_hi;
+            unsigned rest = first ? (cov_end > 64 ? cov_end - 64 : 0) : (unsigned)st->cov_rest;
+            st->cov_lim = (hls_uint(7))(rest > 64 ? 64 : rest);
+            st->cov_rest = (uint16_t)(rest > 64 ? rest - 64 : 0);
+
+            if (need_flush) {
+                st->phase = RX_FLUSH;
+            } else if (finish) {
+                bool sent_any = deliver && hdr_complete;
+                st->e1.valid = true;
+                st->e1.status = status;
+                st->e1.crc_hi = (hls_uint(7))crc_hi;
+                st->e1.hdr = parse_headers(hb0, hb1, sent_any ? plen : 0);
+                st->beat = 0;
+            }
+        }
     }
 
-    /* ---- RX_BEATS: one input beat ---- */
-    /* payload beat m = sent covers frame bytes [hlen + 64m, +64): it is complete once
-     * beat hdr_beat + m + 1 arrives (this one) */
-    bool emit = deliver && (unsigned)st->beat >= hdr_beat + 1 && sent < pay_beats;
-    unsigned left = (unsigned)plen - 64 * sent;
-    unsigned nbytes = left > 64 ? 64 : left;
-    unsigned sent_after = sent + (emit ? 1 : 0);
-    bool is_last = in->frame.data.last;
-    bool need_flush = is_last && deliver && hdr_complete && sent_after < pay_beats;
-    bool finish = is_last && !need_flush;
-
-    out->pay.valid = in->frame.valid && emit && (!finish || desc_free);
-    out->pay.data.beat.data = keep_low(realign(st->prev, cur, shift), nbytes);
-    out->pay.data.beat.bytes = (hls_uint(7))nbytes;
-    out->pay.data.beat.last = sent + 1 == pay_beats;
-    out->pay.data.resp = resp;
-    out->frame_ready = (!emit || in->pay_ready) && (!finish || desc_free);
-    if (desc_taken) st->desc_valid = false;
-    if (!hls_fire(in->frame.valid, out->frame_ready)) return;
-
-    hls_u512 hb0 = first ? cur : st->hb0;
-    hls_u512 hb1 = first ? 0 : (st->beat == 1 ? cur : st->hb1);
-    st->hb0 = hb0;
-    st->hb1 = hb1;
-    st->prev = cur;
-    st->early = early;
-    st->hlen = (uint8_t)hlen;
-    st->ip_len = (uint16_t)ip_len;
-    st->plen = plen;
-    if (first) st->resp = i0.resp;
-    st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
-    st->pay_sent = (uint16_t)sent_after;
-    st->crc = crc;
-    st->rx_icrc = rx_icrc;
-    st->frame_bytes = frame_bytes;
-    st->beat = st->beat == 0xFFFF ? st->beat : (uint16_t)(st->beat + 1); /* saturate */
-
-    if (need_flush) {
-        st->phase = RX_FLUSH;
-    } else if (finish) {
-        bool sent_any = deliver && hdr_complete;
-        st->desc_valid = true;
-        st->desc.hdr = parse_headers(hb0, hb1, sent_any ? plen : 0);
-        st->desc.status = status;
-        st->cnt[status & 7] = st->cnt[status & 7] + 1;
-        st->beat = 0;
+    /* ---- input stage: takes a beat when its register is empty or the beat stage takes
+     * the one in it ---- */
+    out->frame_ready = !st->ib_valid || consumed;
+    if (out->frame_ready) {
+        unsigned in_nb = (unsigned)in->frame.data.bytes;
+        in_nb = in_nb > 64 ? 64 : in_nb;
+        hls_u512 in_data = keep_low(in->frame.data.data, in_nb);
+        st->ib_valid = in->frame.valid;
+        st->ib_data = in_data;
+        st->ib_nb = (hls_uint(7))in_nb;
+        st->ib_last = in->frame.data.last;
+        if (!st->in_mid) st->ib_i0 = check_beat0(in_data, in_nb);
+        if (in->frame.valid) st->in_mid = !in->frame.data.last;
     }
 }

@@ -1,6 +1,6 @@
 /* roce_tx — RoCEv2 frame builder, 64-byte beats (docs/packet-path.md).
  *
- * in:  desc  one roce_hdr_t per packet (held by the producer until the frame is built)
+ * in:  desc  one roce_hdr_t per packet, taken by the descriptor stages ahead of its frame
  *      pay   the payload, ceil(payload_len/64) beats of 64 bytes, the last one short,
  *            `last` on the final beat; no beats at all when payload_len == 0
  * out: frame Ethernet frame beats: headers, payload, pad, ICRC
@@ -17,7 +17,8 @@
  * forced to 0xff), so it is ready when the tail is appended.
  *
  * Cycles per frame = (H > 64 ? 2 : 1) + payload beats + 1 (tail) + 1 if the tail
- * spills into one more beat. */
+ * spills into one more beat; a descriptor reaches the packer 2 cycles after it is taken
+ * (descriptor stages 1 and 2), while the frame before it is still being built. */
 #include "hls.h"
 #include "nic_types.h"
 #include "roce_common.h"
@@ -40,7 +41,31 @@ typedef struct {
 
 enum { TX_HDR0 = 0, TX_HDR1, TX_PAY, TX_TAIL, TX_FLUSH };
 
+/* Descriptor stage 1: the descriptor as taken, with the two halves of its IPv4 checksum's
+ * sum that need only the descriptor: the total length and the sum of the other words. */
 typedef struct {
+    bool valid;
+    roce_hdr_t d;
+    uint16_t ip_len;
+    uint32_t word_sum;
+} tx_desc_stage1;
+
+/* Descriptor stage 2: the frame's headers as bytes (checksum folded in), what the packer
+ * needs of the descriptor until the frame's tail, or a migration marker. */
+typedef struct {
+    bool valid;
+    bool marker;
+    uint8_t mig_fn;
+    uint8_t mig_mark;
+    roce_hdr_bits hdr;
+    hls_uint(7) hlen;
+    hls_uint(2) pad;
+    bool has_payload;
+} tx_desc_stage2;
+
+typedef struct {
+    tx_desc_stage1 d1;
+    tx_desc_stage2 d2;  /* the frame being built (held until its tail) or the next one */
     hls_uint(3) phase;
     hls_uint(7) acc_n;  /* bytes held in acc, 0..63 */
     hls_u512 acc;       /* bytes not yet sent; bytes >= acc_n are zero */
@@ -51,15 +76,36 @@ typedef struct {
 /* Pad bytes that bring the payload to a multiple of 4. */
 HLS_INLINE unsigned pad_of(unsigned len) { return (4 - (len & 3)) & 3; }
 
-/* All headers of the packet, byte i of the frame in bits [8i+7:8i]; *hlen = header bytes. */
-HLS_INLINE roce_hdr_bits build_headers(const roce_hdr_t *d, unsigned *hlen) {
+/* IPv4 total length: headers after Ethernet, payload rounded up to 4 (the pad), ICRC. */
+HLS_INLINE unsigned tx_ip_len(const roce_hdr_t *d) {
+    unsigned len = (unsigned)d->payload_len;
+    return IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + roce_ext_len(roce_ext(d->opcode)) + len + pad_of(len) +
+           ROCE_ICRC_LEN;
+}
+
+/* The 16-bit words of the IPv4 header other than the total length and the checksum, added
+ * (fields as build_headers writes them): the part of the checksum's sum stage 1 can do. */
+HLS_INLINE uint32_t ipv4_word_sum(const roce_hdr_t *d) {
+    return 0x4500u + (((unsigned)d->dscp << 2) | (unsigned)d->ecn) + (unsigned)d->ip_id + 0x4000u +
+           (((unsigned)d->ttl << 8) | IPPROTO_UDP_NUM) + (d->src_ip >> 16) + (d->src_ip & 0xFFFF) +
+           (d->dst_ip >> 16) + (d->dst_ip & 0xFFFF);
+}
+
+/* The IPv4 header checksum from the two halves of its sum (ones' complement: carries folded). */
+HLS_INLINE uint16_t ipv4_checksum(uint32_t word_sum, unsigned ip_len) {
+    uint32_t s = word_sum + ip_len;
+    s = (s & 0xFFFF) + (s >> 16);
+    s = (s & 0xFFFF) + (s >> 16);
+    return (uint16_t)~s;
+}
+
+/* All headers of the packet, byte i of the frame in bits [8i+7:8i], given the IPv4 total
+ * length and header checksum. */
+HLS_INLINE roce_hdr_bits build_headers(const roce_hdr_t *d, unsigned ip_len, uint16_t csum) {
     uint8_t h[128] = {0};
     uint8_t ext = roce_ext(d->opcode);
-    unsigned ext_len = roce_ext_len(ext);
-    unsigned len = (unsigned)d->payload_len;
-    unsigned pad = pad_of(len);
-    unsigned udp_len = UDP_HDR_LEN + BTH_LEN + ext_len + len + pad + ROCE_ICRC_LEN;
-    unsigned ip_len = IPV4_HDR_LEN + udp_len;
+    unsigned pad = pad_of((unsigned)d->payload_len);
+    unsigned udp_len = ip_len - IPV4_HDR_LEN;
 
     /* Ethernet II */
     put_be(h, 0, d->dst_mac, 6);
@@ -110,34 +156,55 @@ HLS_INLINE roce_hdr_bits build_headers(const roce_hdr_t *d, unsigned *hlen) {
         else put_be(h, 54, d->imm, 4);
     }
 
+    put_be(h, 24, csum, 2);
+
     roce_hdr_bits w = 0;
     for (unsigned i = 0; i < 128; i++) w |= (roce_hdr_bits)h[i] << (8 * i);
-    /* IPv4 header checksum over the header with the checksum field still 0 */
-    uint16_t csum = (uint16_t)~ipv4_sum(w);
-    w |= (roce_hdr_bits)(csum >> 8) << (8 * 24);
-    w |= (roce_hdr_bits)(csum & 0xFF) << (8 * 25);
-    *hlen = ROCE_BASE_LEN + ext_len;
     return w;
 }
 
 HLS_TOP void roce_tx(const roce_tx_in *in, roce_tx_out *out, roce_tx_state *st) {
     out->frames_sent = st->frames_sent;
 
-    unsigned hlen = 0;
-    roce_hdr_bits hdr = build_headers(&in->desc.data, &hlen);
-    unsigned pad = pad_of((unsigned)in->desc.data.payload_len);
-    bool has_payload = in->desc.data.payload_len != 0;
+    /* ---- descriptor stages: stage 1 takes the descriptor and adds up what it can of the
+     * IPv4 checksum; stage 2 builds the header bytes. Stage 2 holds the frame being built
+     * until its tail (or a marker until ctrl takes it), so the next descriptor waits in
+     * stage 1 and its headers are ready when this frame ends. ---- */
+    tx_desc_stage2 cur = st->d2;                /* this cycle's frame, before the stages move */
+    roce_hdr_bits hdr = cur.hdr;
+    unsigned hlen = (unsigned)cur.hlen;
+    unsigned pad = (unsigned)cur.pad;
+    bool has_payload = cur.has_payload;
 
     /* a marker between frames: the event instead of a frame, taken when ctrl's FIFO is */
-    bool marker = st->phase == TX_HDR0 && in->desc.valid && in->desc.data.mig_mark != 0;
+    bool marker = st->phase == TX_HDR0 && cur.valid && cur.marker;
+    bool d2_free = !cur.valid || (marker && in->ev_ready) || (st->phase == TX_TAIL && in->frame_ready);
+    bool d1_move = st->d1.valid && d2_free;
+    out->desc_ready = !st->d1.valid || d1_move;
+    if (d2_free) {
+        const roce_hdr_t *d = &st->d1.d;
+        unsigned ext_len = roce_ext_len(roce_ext(d->opcode));
+        st->d2.valid = d1_move;
+        st->d2.marker = d->mig_mark != 0;
+        st->d2.mig_fn = d->mig_fn;
+        st->d2.mig_mark = d->mig_mark;
+        st->d2.hdr = build_headers(d, st->d1.ip_len, ipv4_checksum(st->d1.word_sum, st->d1.ip_len));
+        st->d2.hlen = (hls_uint(7))(ROCE_BASE_LEN + ext_len);
+        st->d2.pad = (hls_uint(2))pad_of((unsigned)d->payload_len);
+        st->d2.has_payload = d->payload_len != 0;
+    }
+    if (out->desc_ready) {
+        st->d1.valid = in->desc.valid;
+        st->d1.d = in->desc.data;
+        st->d1.ip_len = (uint16_t)tx_ip_len(&in->desc.data);
+        st->d1.word_sum = ipv4_word_sum(&in->desc.data);
+    }
+
     out->ev.valid = marker;
     out->ev.data.kind = NIC_EV_MIG_MARK;
-    out->ev.data.fn = (nic_fn_t)in->desc.data.mig_fn;
-    out->ev.data.detail = in->desc.data.mig_mark;
-    if (marker) {
-        out->desc_ready = in->ev_ready;
-        return;
-    }
+    out->ev.data.fn = (nic_fn_t)cur.mig_fn;
+    out->ev.data.detail = cur.mig_mark;
+    if (marker) return;
 
     /* ---- the chunk appended this cycle ---- */
     bool have = false;          /* a chunk is available */
@@ -149,18 +216,16 @@ HLS_TOP void roce_tx(const roce_tx_in *in, roce_tx_out *out, roce_tx_state *st) 
     uint32_t crc_in = st->crc;
     switch ((unsigned)st->phase) {
     case TX_HDR0:
-        have = in->desc.valid && !marker;
-        chunk = (hls_u512)hdr;
+        have = cur.valid;
         n = hlen < 64 ? hlen : 64;
-        crc_view = chunk | icrc_beat0_mask();
+        crc_view = (hls_u512)hdr | icrc_beat0_mask();
         crc_lo = ICRC_BEAT0_START;
         crc_in = 0xFFFFFFFFu;
         break;
     case TX_HDR1:
         have = true;
-        chunk = (hls_u512)(hdr >> 512);
         n = hlen - 64;
-        crc_view = chunk;
+        crc_view = (hls_u512)(hdr >> 512);
         break;
     case TX_PAY:
         have = in->pay.valid;
@@ -170,10 +235,13 @@ HLS_TOP void roce_tx(const roce_tx_in *in, roce_tx_out *out, roce_tx_state *st) 
         crc_view = chunk;
         break;
     case TX_TAIL: {
-        /* pad bytes are zero and covered by the ICRC; then the ICRC, LSB first */
+        /* pad bytes are zero and covered by the ICRC; then the ICRC, LSB first. The register
+         * run over 1, 2 or 3 zero bytes: three fixed XOR networks side by side and a select,
+         * not a chain of byte steps */
         uint32_t c = st->crc;
-        for (unsigned i = 0; i < 3; i++)
-            if (i < pad) c = crc32_byte(c, 0);
+        if (pad == 1) c = crc32_range(st->crc, 0, 63, 64);
+        else if (pad == 2) c = crc32_range(st->crc, 0, 62, 64);
+        else if (pad == 3) c = crc32_range(st->crc, 0, 61, 64);
         chunk = (hls_u512)(~c) << (8 * pad);
         n = pad + ROCE_ICRC_LEN;
         have = true;
@@ -188,11 +256,17 @@ HLS_TOP void roce_tx(const roce_tx_in *in, roce_tx_out *out, roce_tx_state *st) 
         break;
     }
 
-    /* ---- the byte packer ---- */
-    unsigned an = (unsigned)st->acc_n;
+    /* ---- the byte packer ----
+     * The packer is empty when a frame starts (the tail or flush of the last frame left
+     * nothing), and header beat 0 either stays whole in it (H < 64) or leaves whole (H > 64),
+     * so both header chunks start at byte 0: they skip the shifter, and the header's fields
+     * (IPv4 length and checksum: adds) are not followed by a 64-way byte shift. */
+    bool header = st->phase == TX_HDR0 || st->phase == TX_HDR1;
+    hls_u512 hdr_chunk = st->phase == TX_HDR0 ? (hls_u512)hdr : (hls_u512)(hdr >> 512);
+    unsigned an = header ? 0 : (unsigned)st->acc_n;
     unsigned total = an + n;                     /* 0..127 */
-    hls_u512 joined = st->acc | (chunk << (8 * an)); /* an <= 63: shift <= 504 */
-    hls_u512 spill = an == 0 ? (hls_u512)0 : chunk >> (512 - 8 * an);
+    hls_u512 joined = header ? hdr_chunk : st->acc | (chunk << (8 * an)); /* an <= 63: shift <= 504 */
+    hls_u512 spill = header || an == 0 ? (hls_u512)0 : chunk >> (512 - 8 * an);
     bool emit = have && (total >= 64 || final);
     out->frame.valid = emit;
     out->frame.data.data = joined;
@@ -201,7 +275,6 @@ HLS_TOP void roce_tx(const roce_tx_in *in, roce_tx_out *out, roce_tx_state *st) 
 
     bool advance = have && (!emit || in->frame_ready);
     out->pay_ready = st->phase == TX_PAY && (!emit || in->frame_ready);
-    out->desc_ready = st->phase == TX_TAIL && in->frame_ready; /* TAIL always emits */
     if (!advance) return;
 
     if (total >= 64) {

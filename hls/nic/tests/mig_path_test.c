@@ -204,24 +204,27 @@ static void test_tx_markers(void) {
     snprintf(why, sizeof why, "%u descriptors, %u beats, source a in order %d", norder, beats_out, a_in_order);
     check(norder == 5 && beats_out == 4 && a_in_order, "tx_arb: marker descriptors pass in their source's order, no beat", why);
 
-    /* roce_tx: the merged order in, one frame per packet out, a marker only as an event */
-    unsigned k = 0, pay_left = 0;
-    for (unsigned cyc = 0; cyc < 3000 && (k < norder || tx.phase != TX_HDR0); cyc++) {
+    /* roce_tx: the merged order in, one frame per packet out, a marker only as an event.
+     * The payload is its own stream, the packets' beats in order (roce_tx takes descriptors
+     * ahead of the frame it builds). */
+    unsigned k = 0, pk = 0, pay_left = 0;
+    for (unsigned cyc = 0; cyc < 3000 && (k < norder || pk < norder || tx.d1.valid || tx.d2.valid ||
+                                          tx.phase != TX_HDR0); cyc++) {
         roce_tx_in ti = {0};
         roce_tx_out to = {0};
         ti.desc.valid = k < norder;
         if (ti.desc.valid) ti.desc.data = order[k];
-        if (ti.desc.valid && pay_left == 0 && tx.phase == TX_HDR0 && !order[k].mig_mark)
-            pay_left = ((unsigned)order[k].payload_len + 63) / 64;
+        while (pay_left == 0 && pk < norder && (order[pk].mig_mark || order[pk].payload_len == 0)) pk++;
+        if (pay_left == 0 && pk < norder) pay_left = ((unsigned)order[pk].payload_len + 63) / 64;
         ti.pay.valid = pay_left != 0;
-        ti.pay.data.bytes = (hls_uint(7))(pay_left == 1 ? ((order[k].payload_len - 1) % 64) + 1 : 64);
+        ti.pay.data.bytes = (hls_uint(7))(pay_left == 1 ? ((order[pk].payload_len - 1) % 64) + 1 : 64);
         ti.pay.data.last = pay_left == 1;
         ti.frame_ready = true;
         ti.ev_ready = !chance(50);
         roce_tx(&ti, &to, &tx);
         if (to.ev.valid && ti.ev_ready && nev < 4) ev[nev++] = to.ev.data;
         if (to.frame.valid && to.frame.data.last) frames++;
-        if (ti.pay.valid && to.pay_ready) pay_left--;
+        if (ti.pay.valid && to.pay_ready && --pay_left == 0) pk++;
         if (ti.desc.valid && to.desc_ready) k++;
     }
     snprintf(why, sizeof why, "%u frames (counter %u), %u events", frames, tx.frames_sent, nev);

@@ -1,7 +1,9 @@
 /* crc32_range_test — the ICRC engine's shallow formulation (roce_common.h: crc32_range over
  * crc32_block) against the byte-serial CRC it replaces, for every byte range lo..hi of a
  * beat (hi up to 64, empty ranges included) and many registers and beats, and the whole
- * engine against zlib's published check value. Prints PASS/FAIL lines; exit 1 on a failure. */
+ * engine against zlib's published check value; roce_rx's ICRC check (icrc_residue: the register a
+ * correct ICRC leaves, moved on by the zero bytes after it) against the byte-serial CRC run over
+ * a message, its ICRC and the zeros, for every window end, and a wrong ICRC rejected at each. Prints PASS/FAIL lines; exit 1 on a failure. */
 #include <stdio.h>
 #include <string.h>
 
@@ -47,5 +49,25 @@ int main(void) {
     uint32_t c = ~crc32_range(0xFFFFFFFFu, s, 0, 9);
     if (c == 0xCBF43926u) printf("PASS crc32 check value cbf43926\n");
     else printf("FAIL crc32 check value: %08x, expected cbf43926\n", c), bad++;
+    /* a message of m bytes, its ICRC (inverted register, LSB first), then 64 - hi zero bytes */
+    unsigned rcases = 0, rbad = 0;
+    for (int trial = 0; trial < 20; trial++) {
+        uint8_t m[200];
+        unsigned len = 1 + (unsigned)(next() % 150);
+        for (unsigned i = 0; i < len; i++) m[i] = (uint8_t)next();
+        uint32_t r = serial(0xFFFFFFFFu, m, 0, len), icrc = ~r;
+        for (unsigned hi = 1; hi <= 64; hi++, rcases++) {
+            uint8_t tail[68] = {0};
+            for (unsigned k = 0; k < 4; k++) tail[k] = (uint8_t)(icrc >> (8 * k));
+            uint32_t good = serial(r, tail, 0, 4 + 64 - hi);
+            tail[next() % 4] ^= (uint8_t)(1u << (next() % 8));     /* one ICRC bit wrong */
+            uint32_t wrong = serial(r, tail, 0, 4 + 64 - hi);
+            if ((good != icrc_residue(hi) || wrong == icrc_residue(hi)) && rbad++ < 5)
+                printf("FAIL icrc_residue(%u) %08x: correct ICRC gives %08x, a flipped bit %08x\n", hi,
+                       icrc_residue(hi), good, wrong);
+        }
+    }
+    if (!rbad) printf("PASS icrc_residue: a correct ICRC matches, a flipped bit does not (%u windows)\n", rcases);
+    bad += (int)rbad;
     return bad != 0;
 }
