@@ -10,8 +10,8 @@
  *
  * A source is granted when its descriptor is valid and keeps the grant until both its
  * descriptor and all of its payload beats have passed, so the descriptor stream and the
- * payload stream out of the arbiter hold the packets in the same order (roce_tx takes the
- * descriptor only in the frame's tail cycle, and a FIFO may sit between us). The grant
+ * payload stream out of the arbiter hold the packets in the same order (roce_tx takes a
+ * descriptor ahead of its frame's beats, and a FIFO may sit between us). The grant
  * alternates when both sources wait. A migration marker descriptor (mig_mark != 0) passes
  * like a packet with no payload beats, in its source's order. Streams pass through combinationally; the FIFOs of
  * the composition cut the paths. */
