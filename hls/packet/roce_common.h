@@ -80,12 +80,12 @@ HLS_INLINE uint32_t crc32_byte(uint32_t crc, uint8_t byte) {
  * so this is about 8 logic levels instead of 512 chained shift steps. */
 HLS_INLINE uint32_t crc32_block(hls_u512 d) {
     uint32_t col[8], reg = 0;
-    for (int j = 0; j < 8; j++) col[j] = 1u << j;
-    for (int p = 63; p >= 0; p--) {
+    HLS_UNROLL for (int j = 0; j < 8; j++) col[j] = 1u << j;
+    HLS_UNROLL for (int p = 63; p >= 0; p--) {
         uint32_t byte = (uint8_t)(d >> (8 * p));
-        for (int j = 0; j < 8; j++)
-            for (int s = 0; s < 8; s++) col[j] = crc32_shift(col[j]);
-        for (int j = 0; j < 8; j++) reg ^= col[j] & (0u - ((byte >> j) & 1u));
+        HLS_UNROLL for (int j = 0; j < 8; j++)
+            HLS_UNROLL for (int s = 0; s < 8; s++) col[j] = crc32_shift(col[j]);
+        HLS_UNROLL for (int j = 0; j < 8; j++) reg ^= col[j] & (0u - ((byte >> j) & 1u));
     }
     return reg;
 }
@@ -100,12 +100,12 @@ HLS_INLINE uint32_t crc32_block(hls_u512 d) {
 HLS_INLINE uint32_t icrc_residue(unsigned hi) {
     uint32_t k[128];
     uint32_t r = 0xFFFFFFFFu;
-    for (int s = 0; s < 32; s++) r = crc32_shift(r);
-    for (int n = 64; n >= 0; n--) {       /* n data bytes: 64 - n zero bytes after them */
+    HLS_UNROLL for (int s = 0; s < 32; s++) r = crc32_shift(r);
+    HLS_UNROLL for (int n = 64; n >= 0; n--) { /* n data bytes: 64 - n zero bytes after them */
         k[n] = r;
-        for (int s = 0; s < 8; s++) r = crc32_shift(r);
+        HLS_UNROLL for (int s = 0; s < 8; s++) r = crc32_shift(r);
     }
-    for (int n = 65; n < 128; n++) k[n] = 0;
+    HLS_UNROLL for (int n = 65; n < 128; n++) k[n] = 0;
     return k[hi & 127];
 }
 

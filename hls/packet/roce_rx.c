@@ -216,7 +216,7 @@ HLS_INLINE hls_u512 icrc_window(hls_u512 cur, bool first, unsigned ip_len, unsig
         view = ((cur | icrc_beat0_mask()) & ~((((hls_u512)1) << (8 * ICRC_BEAT0_START)) - 1)) ^
                ((hls_u512)0xFFFFFFFFu << (8 * ICRC_BEAT0_START));
     hls_u512 keep = 0;
-    for (unsigned i = 0; i < 64; i++) {
+    HLS_UNROLL for (unsigned i = 0; i < 64; i++) {
         bool in = first ? (i < ETH_HDR_LEN || ip_len > i - ETH_HDR_LEN) : i < cov_lim;
         keep |= (hls_u512)(in ? 0xFFu : 0u) << (8 * i);
     }

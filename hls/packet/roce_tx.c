@@ -159,7 +159,7 @@ HLS_INLINE roce_hdr_bits build_headers(const roce_hdr_t *d, unsigned ip_len, uin
     put_be(h, 24, csum, 2);
 
     roce_hdr_bits w = 0;
-    for (unsigned i = 0; i < 128; i++) w |= (roce_hdr_bits)h[i] << (8 * i);
+    HLS_UNROLL for (unsigned i = 0; i < 128; i++) w |= (roce_hdr_bits)h[i] << (8 * i);
     return w;
 }
 
