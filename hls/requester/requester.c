@@ -266,12 +266,19 @@ HLS_INLINE roce_hdr_t mig_desc(nic_fn_t fn) {
     return d;
 }
 
-/* The first set bit at or after `from`, circularly (only called with b != 0). */
+/* The first set bit at or after `from`, circularly (only called with b != 0): the lowest set
+ * bit of the bits at or after `from`, else of all, as a one-hot grant (x & -x, one carry
+ * chain), its number from six ORs of constant masks. A rotate by `from` and a count of
+ * trailing zeros behind it were the requester's slowest path (and yosys shared the rotate's
+ * shifter with rd_retire's, joining two states' paths). */
 HLS_INLINE nic_qp_t rr_pick(uint64_t b, nic_qp_t from) {
-    unsigned f = (unsigned)from;
-    uint64_t rot = f == 0 ? b : ((b >> f) | (b << (64 - f)));
-    unsigned k = rot == 0 ? 0 : (unsigned)__builtin_ctzll(rot);
-    return (nic_qp_t)(f + k);
+    uint64_t from_rr = b & (~(uint64_t)0 << (unsigned)from);
+    uint64_t cand = from_rr != 0 ? from_rr : b;
+    uint64_t grant = cand & (0 - cand);
+    unsigned k = ((grant & 0xAAAAAAAAAAAAAAAAull) != 0 ? 1u : 0u) | ((grant & 0xCCCCCCCCCCCCCCCCull) != 0 ? 2u : 0u) |
+                 ((grant & 0xF0F0F0F0F0F0F0F0ull) != 0 ? 4u : 0u) | ((grant & 0xFF00FF00FF00FF00ull) != 0 ? 8u : 0u) |
+                 ((grant & 0xFFFF0000FFFF0000ull) != 0 ? 16u : 0u) | ((grant & 0xFFFFFFFF00000000ull) != 0 ? 32u : 0u);
+    return (nic_qp_t)k;
 }
 
 /* The row as stored, or the empty row if it was never configured since reset. */
