@@ -80,6 +80,8 @@ enum {
     RQ_CTL_APPLY, /* apply the held req_ctl to the row EV_CTL registered */
     RQ_MR_CHECK,  /* a new WQE's lkey check against the MR row MR read */
     RQ_CFG_APPLY, /* apply the held cfg to the row EV_CFG registered */
+    RQ_BACK_COUNT, /* resume probe one WQE back: the fetched WQE's packet count */
+    RQ_BACK_APPLY, /* ... and from it the offset and PSN of that WQE's last packet */
 };
 
 enum { RQ_TAG_WQE = 0x000, RQ_TAG_PAY = 0x100 }; /* dma tag = kind | qp row */
@@ -110,7 +112,8 @@ typedef struct {
     bool pay_err;                          /* DMA error: the rest of the payload is zeros */
     uint32_t rem;                          /* RQ_DECIDE: bytes of WQE sq_head from offset on */
     uint32_t read_psns;                    /* RQ_DECIDE: PSNs a READ request for them takes */
-    uint32_t rb_psns;                      /* RQ_WQE_WAIT: PSNs of WQE rb_idx (RQ_REBUILD) */
+    uint32_t rb_psns;                      /* the fetched WQE's packets: WQE rb_idx's (RQ_WQE_WAIT,
+                                              for RQ_REBUILD) or the probe's WQE (RQ_BACK_COUNT) */
     bool pkt_last;                         /* RQ_DECIDE: the next packet is the message's last */
     hls_uint(13) pkt_len;                  /* RQ_DECIDE: its payload bytes, 0..4096 */
     bool lkey_fail;                        /* RQ_MR_CHECK: the new WQE's lkey check failed */
@@ -807,19 +810,31 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
                 st->fsm = RQ_REBUILD;
                 break;
             }
-            if (st->probe_back) {                /* its last packet: offset and PSN of it */
-                uint8_t op = WQE_OPCODE(w);
-                uint32_t n = wqe_pkts(op, WQE_LENGTH(w), c.pmtu);
-                c.offset = op <= NIC_WR_WRITE_IMM ? (uint32_t)mtu_mul(n - 1, c.pmtu) : 0;
-                c.next_psn = (hls_u24)(c.next_psn - (hls_u24)(op == NIC_WR_READ ? n : 1));
-                st->probe_back = false;
-            }
             hls_mem_write(&st->wqe_cache, now.q, w);
             c.wqe_valid = true;
             st->cur = c;
-            st->fsm = wqe_new(&c) ? RQ_MR : RQ_DECIDE;
+            /* the probe's WQE: its last packet is worked out from the registered WQE in two
+             * stages (its packet count, then offset and PSN), not behind the DMA data */
+            st->fsm = st->probe_back ? RQ_BACK_COUNT : wqe_new(&c) ? RQ_MR : RQ_DECIDE;
         }
         break;
+
+    case RQ_BACK_COUNT:
+        st->rb_psns = wqe_pkts(WQE_OPCODE(now.wqe), WQE_LENGTH(now.wqe), now.cur.pmtu);
+        st->fsm = RQ_BACK_APPLY;
+        break;
+
+    case RQ_BACK_APPLY: {                        /* its last packet: offset and PSN of it */
+        req_ctx_t c = now.cur;
+        uint8_t op = WQE_OPCODE(now.wqe);
+        uint32_t n = now.rb_psns;
+        c.offset = op <= NIC_WR_WRITE_IMM ? (uint32_t)mtu_mul(n - 1, c.pmtu) : 0;
+        c.next_psn = (hls_u24)(c.next_psn - (hls_u24)(op == NIC_WR_READ ? n : 1));
+        st->probe_back = false;
+        st->cur = c;
+        st->fsm = wqe_new(&c) ? RQ_MR : RQ_DECIDE;
+        break;
+    }
 
     case RQ_MR: {
         nic_fn_t fn = (nic_fn_t)((unsigned)now.q >> NIC_QP_SLOT_BITS);
