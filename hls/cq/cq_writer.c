@@ -72,7 +72,7 @@ typedef struct {
     uint32_t cqes_dropped;
 } cq_writer_out;
 
-enum { CQW_IDLE = 0, CQW_DB, CQW_CQE, CQW_DMA, CQW_EV, CQW_CTX };
+enum { CQW_IDLE = 0, CQW_DB, CQW_CQE, CQW_DMA, CQW_EV, CQW_CTX, CQW_SCAN, CQW_SCAN_CHECK };
 
 typedef struct {
     HLS_MEM(cqw_row_t, NIC_CQS) cqs;
@@ -87,6 +87,8 @@ typedef struct {
     nic_fn_t ev_fn;        /* its function (NIC_EV_MIG_MARK, NIC_EV_CTX) */
     hls_u128 ev_data;      /* its word (NIC_EV_CTX) */
     nic_cfg_t ctx;         /* the NIC_CFG_CTX in hand (CQW_CTX) */
+    nic_cq_t scan_row;     /* the resume scan's row (CQW_SCAN, CQW_SCAN_CHECK) */
+    bool scanning;         /* CQW_EV returns to the resume scan, not to IDLE */
     /* migration, one bit per function: the marker of each input has passed (nothing more of
      * the function is taken from that input until it leaves PASSIVE), the event was sent */
     hls_uint(NIC_FNS) mk_resp, mk_comp, mk_sent;
@@ -188,6 +190,12 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
                 st->mk_resp &= keep;
                 st->mk_comp &= keep;
                 st->mk_sent &= keep;
+                /* RUN: the arms kept while it was frozen (or loaded with its image) that
+                 * find unconsumed CQEs fire now, one row per two cycles (CQW_SCAN) */
+                if (c->level == NIC_SUSPEND_RUN) {
+                    st->scan_row = (nic_cq_t)((unsigned)c->fn << NIC_QP_SLOT_BITS);
+                    st->fsm = CQW_SCAN;
+                }
             } else if (c->kind == NIC_CFG_CTX) {
                 st->ctx = *c;
                 hls_mem_read(&st->cqs, c->cq);
@@ -318,11 +326,38 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
         out->ev.data.detail = 0;
         out->ev.data.fn = st->ev_fn;
         out->ev.data.data = st->ev_data;
-        if (in->ev_ready) st->fsm = CQW_IDLE;
+        if (in->ev_ready) st->fsm = st->scanning ? CQW_SCAN : CQW_IDLE;
         break;
     case CQW_CTX:
         ctx_job(st);
         break;
+    case CQW_SCAN:
+        /* the resume scan: the function's rows in turn */
+        hls_mem_read(&st->cqs, st->scan_row);
+        st->scanning = false;
+        st->fsm = CQW_SCAN_CHECK;
+        break;
+    case CQW_SCAN_CHECK: {
+        /* an arm with CQEs past its consumer index fires, as a doorbell's would have (CQW_DB);
+         * then the next row, or IDLE after the function's last */
+        cqw_row_t r = st->cqs.hls_mem_rdata;
+        bool unconsumed = ((r.pi - (uint32_t)r.ci) & 0xFFFFu) != 0;
+        bool last = ((unsigned)st->scan_row & (NIC_CQ_PER_FN - 1)) == NIC_CQ_PER_FN - 1;
+        bool fire = r.valid && !r.err && r.arm != NIC_ARM_NONE && unconsumed;
+        nic_cq_t row = st->scan_row;
+        st->scan_row = (nic_cq_t)((unsigned)row + 1);
+        st->fsm = fire ? CQW_EV : last ? CQW_IDLE : CQW_SCAN;
+        st->scanning = fire && !last;
+        if (fire) {
+            r.arm = NIC_ARM_NONE;
+            row_write(st, row, r);
+            st->row = row;
+            st->ev_kind = NIC_EV_CQ_COMP;
+            st->ev_fn = row_fn(row);
+            st->ev_data = 0;
+        }
+        break;
+    }
     default:
         st->fsm = CQW_IDLE;
         break;

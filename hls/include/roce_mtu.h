@@ -21,4 +21,32 @@ HLS_INLINE uint32_t mtu_packets(uint32_t len, unsigned lg) {
     return n == 0 ? 1 : (uint32_t)n;
 }
 
+/* x * MTU and x / MTU for the path MTU code pmtu (clamped as mtu_log), and the packets of a
+ * len-byte message, as an OR of the five constant shifts each masked by its code: a 5-way
+ * AND-OR per bit from the 3-bit code. A shift by a computed log is a barrel shifter, and
+ * yosys' resource sharing merges the barrel shifters of exclusive FSM states into one (a
+ * long false path through it); a select chain of constant shifts LLVM folds back into one.
+ * For blocks that need the shift inside a short stage. */
+HLS_INLINE uint64_t mtu_code_mask(unsigned pmtu, unsigned code) {
+    bool on = code == 1 ? pmtu <= 1 : code == 5 ? pmtu >= 5 : pmtu == code;
+    return (uint64_t)0 - (uint64_t)on;
+}
+HLS_INLINE uint64_t mtu_mul(uint64_t x, unsigned pmtu) {
+    return ((x << 8) & mtu_code_mask(pmtu, 1)) | ((x << 9) & mtu_code_mask(pmtu, 2)) |
+           ((x << 10) & mtu_code_mask(pmtu, 3)) | ((x << 11) & mtu_code_mask(pmtu, 4)) |
+           ((x << 12) & mtu_code_mask(pmtu, 5));
+}
+HLS_INLINE uint32_t mtu_div(uint32_t x, unsigned pmtu) {
+    return (uint32_t)(((x >> 8) & mtu_code_mask(pmtu, 1)) | ((x >> 9) & mtu_code_mask(pmtu, 2)) |
+                      ((x >> 10) & mtu_code_mask(pmtu, 3)) | ((x >> 11) & mtu_code_mask(pmtu, 4)) |
+                      ((x >> 12) & mtu_code_mask(pmtu, 5)));
+}
+/* x mod MTU */
+HLS_INLINE uint32_t mtu_rem(uint32_t x, unsigned pmtu) { return x & ((uint32_t)mtu_mul(1, pmtu) - 1); }
+/* mtu_packets(len, mtu_log(pmtu)): whole packets plus one for a partial last (a 24-bit
+ * increment, no 64-bit add) */
+HLS_INLINE uint32_t mtu_packets_of(uint32_t len, unsigned pmtu) {
+    return len == 0 ? 1 : mtu_div(len, pmtu) + (mtu_rem(len, pmtu) != 0);
+}
+
 #endif /* ROCE_MTU_H */

@@ -18,7 +18,8 @@
  *
  * One FSM serialises everything, so each context row is read in one cycle and written
  * back in a later one and nothing else touches it in between. Between packets it takes,
- * in priority order, a cfg, a req_ctl, a doorbell (2 cycles each: read the row, write it)
+ * in priority order, a cfg, a req_ctl, a doorbell (4 cycles each, a doorbell 3: read the
+ * row, register it (not a doorbell), compute the new row, write it: RQ_PUT)
  * or schedules the next QP with work (round-robin over the has_work bitmap) for exactly
  * one packet: load row + cached WQE, fetch the WQE if the cache row is stale, emit the
  * wqe_rec if the WQE is new, build the descriptor, read the payload and forward its beats,
@@ -58,8 +59,8 @@ typedef struct {
 
 enum {
     RQ_IDLE = 0,  /* pick an event or a QP; issue the row read */
-    RQ_EV_CFG,    /* apply the held cfg to the row, write it */
-    RQ_EV_CTL,    /* apply the held req_ctl */
+    RQ_EV_CFG,    /* the row of the held cfg arrives */
+    RQ_EV_CTL,    /* the row of the held req_ctl arrives */
     RQ_EV_DB,     /* apply the held doorbell */
     RQ_LOAD,      /* row and cached WQE arrive */
     RQ_WQE_REQ,   /* DMA read of WQE sq_head */
@@ -74,6 +75,13 @@ enum {
     RQ_EV_OUT,    /* the context answer held on ev until taken */
     RQ_MARK,      /* a function's migration marker held on tx_desc until taken */
     RQ_REBUILD,   /* a loaded QP: the record of fetched WQE rb_idx, or the QP is broken */
+    RQ_PUT,       /* write the row an event state computed (cur) back, then after_put */
+    RQ_PROBE,     /* the resume probe's position, from the row LOAD registered */
+    RQ_CTL_APPLY, /* apply the held req_ctl to the row EV_CTL registered */
+    RQ_MR_CHECK,  /* a new WQE's lkey check against the MR row MR read */
+    RQ_CFG_APPLY, /* apply the held cfg to the row EV_CFG registered */
+    RQ_BACK_COUNT, /* resume probe one WQE back: the fetched WQE's packet count */
+    RQ_BACK_APPLY, /* ... and from it the offset and PSN of that WQE's last packet */
 };
 
 enum { RQ_TAG_WQE = 0x000, RQ_TAG_PAY = 0x100 }; /* dma tag = kind | qp row */
@@ -94,6 +102,7 @@ typedef struct {
     uint32_t pd;                           /* PD of row q */
     nic_wqe_rec_t rec;
     hls_uint(5) after_rec;                 /* RQ_BUILD, RQ_WB or RQ_IDLE */
+    hls_uint(5) after_put;                 /* RQ_IDLE, RQ_REC or RQ_EV_OUT */
     roce_hdr_t desc;
     bool desc_sent;
     uint64_t pay_addr;
@@ -101,6 +110,13 @@ typedef struct {
     hls_uint(7) beats_left;                /* 0..64 */
     hls_uint(7) last_bytes;                /* bytes in the final beat, 1..64 */
     bool pay_err;                          /* DMA error: the rest of the payload is zeros */
+    uint32_t rem;                          /* RQ_DECIDE: bytes of WQE sq_head from offset on */
+    uint32_t read_psns;                    /* RQ_DECIDE: PSNs a READ request for them takes */
+    uint32_t rb_psns;                      /* the fetched WQE's packets: WQE rb_idx's (RQ_WQE_WAIT,
+                                              for RQ_REBUILD) or the probe's WQE (RQ_BACK_COUNT) */
+    bool pkt_last;                         /* RQ_DECIDE: the next packet is the message's last */
+    hls_uint(13) pkt_len;                  /* RQ_DECIDE: its payload bytes, 0..4096 */
+    bool lkey_fail;                        /* RQ_MR_CHECK: the new WQE's lkey check failed */
     uint64_t fn_mac[NIC_FNS];
     uint32_t fn_ip[NIC_FNS];
     uint32_t packets_sent;
@@ -117,6 +133,23 @@ typedef struct {
     bool probe_back;                       /* RQ_WQE_WAIT: go to the fetched WQE's last packet */
     bool probing;                          /* the packet being built is the probe: AckReq */
 } requester_state;
+
+/* The registers that several states read, as they are at the start of the cycle. The states
+ * are exclusive, but rtl-gen chains the stores of the states it lays out first in front of the
+ * reads of the states after them: a state that read st->X would see, structurally, the
+ * update logic of every state before it (a path through all of them). Each state reads the
+ * register from here and writes st->X, so its logic starts at the register. */
+typedef struct {
+    nic_qp_t q, rr;
+    uint64_t row_valid, dirty, probe, has_work;
+    req_ctx_t cur;
+    hls_u512 wqe;
+    uint32_t pd;
+    uint32_t rem, read_psns, rb_psns;
+    bool pkt_last;
+    hls_uint(13) pkt_len;
+    bool lkey_fail;
+} req_start_t;
 
 /* ---- WQE fields (nic_sq_wqe_t, little-endian, byte offsets) ---- */
 HLS_INLINE uint64_t wqe_field(hls_u512 w, unsigned byte, unsigned bytes) {
@@ -140,6 +173,11 @@ HLS_INLINE bool wqe_bad(hls_u512 w) {
     uint8_t op = WQE_OPCODE(w);
     bool atomic = wr_is_atomic(op);
     return op > NIC_WR_FAA || (atomic && (WQE_LENGTH(w) != 8 || (WQE_REMOTE(w) & 7) != 0));
+}
+
+/* wqe_psns (nic_wr.h) at the path MTU code pmtu, by mtu_packets_of: no barrel shifter. */
+HLS_INLINE uint32_t wqe_pkts(uint8_t op, uint32_t len, unsigned pmtu) {
+    return wr_is_atomic(op) ? 1 : mtu_packets_of(len, pmtu);
 }
 
 /* The local buffer of a new WQE against the MR its lkey names (roce_mr.h mr_check): the
@@ -231,27 +269,34 @@ HLS_INLINE roce_hdr_t mig_desc(nic_fn_t fn) {
     return d;
 }
 
-/* The first set bit at or after `from`, circularly (only called with b != 0). */
+/* The first set bit at or after `from`, circularly (only called with b != 0): the lowest set
+ * bit of the bits at or after `from`, else of all, as a one-hot grant (x & -x, one carry
+ * chain), its number from six ORs of constant masks. A rotate by `from` and a count of
+ * trailing zeros behind it were the requester's slowest path (and yosys shared the rotate's
+ * shifter with rd_retire's, joining two states' paths). */
 HLS_INLINE nic_qp_t rr_pick(uint64_t b, nic_qp_t from) {
-    unsigned f = (unsigned)from;
-    uint64_t rot = f == 0 ? b : ((b >> f) | (b << (64 - f)));
-    unsigned k = rot == 0 ? 0 : (unsigned)__builtin_ctzll(rot);
-    return (nic_qp_t)(f + k);
+    uint64_t from_rr = b & (~(uint64_t)0 << (unsigned)from);
+    uint64_t cand = from_rr != 0 ? from_rr : b;
+    uint64_t grant = cand & (0 - cand);
+    unsigned k = ((grant & 0xAAAAAAAAAAAAAAAAull) != 0 ? 1u : 0u) | ((grant & 0xCCCCCCCCCCCCCCCCull) != 0 ? 2u : 0u) |
+                 ((grant & 0xF0F0F0F0F0F0F0F0ull) != 0 ? 4u : 0u) | ((grant & 0xFF00FF00FF00FF00ull) != 0 ? 8u : 0u) |
+                 ((grant & 0xFFFF0000FFFF0000ull) != 0 ? 16u : 0u) | ((grant & 0xFFFFFFFF00000000ull) != 0 ? 32u : 0u);
+    return (nic_qp_t)k;
 }
 
 /* The row as stored, or the empty row if it was never configured since reset. */
-HLS_INLINE req_ctx_t row_now(const requester_state *st) {
+HLS_INLINE req_ctx_t row_now(const requester_state *st, const req_start_t *now) {
     req_ctx_t zero = {0};
-    return ((st->row_valid >> (unsigned)st->q) & 1) ? ctx_unpack(st->ctx.hls_mem_rdata) : zero;
+    return ((now->row_valid >> (unsigned)now->q) & 1) ? ctx_unpack(st->ctx.hls_mem_rdata) : zero;
 }
 
-HLS_INLINE void row_write(requester_state *st, const req_ctx_t *c) {
-    hls_mem_write(&st->ctx, st->q, ctx_pack(c));
-    st->row_valid = bit_set(st->row_valid, st->q, true);
-    st->dirty = bit_set(st->dirty, st->q, true);
+HLS_INLINE void row_write(requester_state *st, const req_start_t *now, const req_ctx_t *c) {
+    hls_mem_write(&st->ctx, now->q, ctx_pack(c));
+    st->row_valid = bit_set(now->row_valid, now->q, true);
+    st->dirty = bit_set(now->dirty, now->q, true);
     /* a resume probe still owed keeps the row scheduled (a ring rebuild ends with no work) */
-    bool probe = ((st->probe >> (unsigned)st->q) & 1) != 0;
-    st->has_work = bit_set(st->has_work, st->q, ctx_has_work(c) || probe);
+    bool probe = ((now->probe >> (unsigned)now->q) & 1) != 0;
+    st->has_work = bit_set(now->has_work, now->q, ctx_has_work(c) || probe);
 }
 
 /* The requester's copies of the QP attributes (NIC_CFG_QP, NIC_CFG_QP_ATTR). */
@@ -288,10 +333,14 @@ HLS_INLINE req_ctx_t apply_qp_cfg(req_ctx_t c, const nic_cfg_t *g) {
     return c;
 }
 
-HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
-    /* an index is believed only inside [una, sq_hi]: the WQEs that have records */
-    bool in_window = (uint16_t)(k->wqe_index - c.una) <= (uint16_t)(c.sq_hi - c.una);
-    if (k->kind == NIC_REQ_RETIRED && in_window) {
+/* An index is believed only inside [una, sq_hi]: the WQEs that have records. */
+HLS_INLINE bool ctl_in_window(const req_ctx_t *c, const nic_req_ctl_t *k) {
+    return (uint16_t)(k->wqe_index - c->una) <= (uint16_t)(c->sq_hi - c->una);
+}
+
+/* RETIRED: WQEs before wqe_index are complete. */
+HLS_INLINE req_ctx_t ctl_retired(req_ctx_t c, const nic_req_ctl_t *k) {
+    if (ctl_in_window(&c, k)) {
         c.rd_mask = rd_retire(c.rd_mask, c.una, k->wqe_index);
         c.una = k->wqe_index;
         c.una_psn = k->psn;                     /* the completer names WQE una's first PSN */
@@ -323,16 +372,21 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
         bool una_rd = (c.rd_mask & rd_bit(c.una)) != 0;
         if (c.held && at_una && covered && !una_rd) {
             hls_u24 skip = (hls_u24)(c.rb_psn + 1 - c.next_psn);
-            c.offset = c.offset + ((uint32_t)skip << mtu_log(c.pmtu));
+            c.offset = c.offset + (uint32_t)mtu_mul(skip, c.pmtu);
             c.next_psn = (hls_u24)(c.rb_psn + 1);
         }
         if (at_una || !covered) c.held = false;
     }
-    c.rd_wait = false;                          /* a waiting READ/atomic looks again */
+    return c;
+}
+
+/* REWIND / REISSUE: send again from WQE wqe_index, psn_off packets into it. */
+HLS_INLINE req_ctx_t ctl_back(req_ctx_t c, const nic_req_ctl_t *k) {
+    bool in_window = ctl_in_window(&c, k);
     /* REWIND resumes psn_off packets into the message (IB 9.7.5.2; nic_if.h): the payload
      * offset is psn_off * MTU, a shift. One that cannot lie inside a 32-bit length is not
      * believed; one beyond this WQE's length is caught in RQ_DECIDE, when the WQE is known. */
-    uint64_t off = (uint64_t)k->psn_off << mtu_log(c.pmtu);
+    uint64_t off = mtu_mul(k->psn_off, c.pmtu);
     /* REISSUE naming a SEND/WRITE: the completer's forward move (a second sequence NAK past
      * the start of a resend under way): the peer has every PSN before psn. Taken only while
      * the position is behind psn in that WQE; once the resend has passed it, going back
@@ -367,17 +421,28 @@ HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
         c.next_psn = k->psn;
         c.wqe_valid = false;
     }
-    if (k->kind == NIC_REQ_STOP) ctx_flush(&c);
     return c;
 }
 
-HLS_INLINE nic_wqe_rec_t make_rec(nic_qp_t q, const req_ctx_t *c, hls_u512 w, unsigned lg) {
+/* The kinds are exclusive, so each is computed from the row as read and one is selected at
+ * the end: a RETIRED's update does not sit in front of a REWIND's logic in the same cycle. */
+HLS_INLINE req_ctx_t apply_ctl(req_ctx_t c, const nic_req_ctl_t *k) {
+    req_ctx_t stop = c;
+    ctx_flush(&stop);
+    req_ctx_t r = k->kind == NIC_REQ_RETIRED ? ctl_retired(c, k)
+                : k->kind == NIC_REQ_STOP    ? stop
+                                             : ctl_back(c, k);
+    r.rd_wait = false;                          /* a waiting READ/atomic looks again */
+    return r;
+}
+
+HLS_INLINE nic_wqe_rec_t make_rec(nic_qp_t q, const req_ctx_t *c, hls_u512 w) {
     nic_wqe_rec_t r;
     uint8_t op = WQE_OPCODE(w);
     r.qp = q;
     r.wqe_index = c->sq_head;
     r.first_psn = c->next_psn;
-    r.last_psn = (hls_u24)psn_add(c->next_psn, wqe_psns(op, WQE_LENGTH(w), lg) - 1);
+    r.last_psn = (hls_u24)psn_add(c->next_psn, wqe_pkts(op, WQE_LENGTH(w), c->pmtu) - 1);
     r.wr_opcode = op;
     r.signaled = (WQE_FLAGS(w) & NIC_WQE_SIGNALED) != 0;
     r.flush = c->flushing;
@@ -397,18 +462,24 @@ HLS_INLINE nic_wqe_rec_t sqd_marker(nic_qp_t q, bool enter) {
     return r;
 }
 
-/* The next packet of WQE w at the context's position (IB 9.4 opcode sequences). */
-HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
-                                 const requester_state *st, uint32_t *plen_out, bool *last_out) {
-    unsigned lg = mtu_log(c->pmtu);
-    uint32_t mtu = (uint32_t)1 << lg;
-    uint8_t op = WQE_OPCODE(w);
-    uint32_t len = WQE_LENGTH(w);
-    uint32_t rem = len - c->offset;              /* RQ_DECIDE keeps offset inside the message */
-    bool first = c->offset == 0;
+/* The next packet's payload, rem bytes of the message left: an MTU, or the rest in the
+ * last packet; a READ/atomic request carries none and is its message's last (and only). */
+HLS_INLINE void pkt_split(requester_state *st, uint8_t op, uint32_t rem, unsigned pmtu) {
+    uint32_t mtu = (uint32_t)mtu_mul(1, pmtu);
     bool stream = op <= NIC_WR_WRITE_IMM;          /* SEND*, WRITE*: segmented payload */
     bool last = !stream || rem <= mtu;
-    uint32_t plen = !stream ? 0 : last ? rem : mtu;
+    st->pkt_last = last;
+    st->pkt_len = !stream ? 0 : last ? rem : mtu;
+}
+
+/* The next packet of WQE w at the context's position (IB 9.4 opcode sequences). */
+HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q, const requester_state *st,
+                                 const req_start_t *now, uint32_t *plen_out, bool *last_out) {
+    uint32_t rem = now->rem;                     /* length - offset (RQ_DECIDE keeps offset inside the message) */
+    uint8_t op = WQE_OPCODE(w);
+    bool first = c->offset == 0;
+    bool last = now->pkt_last;                   /* RQ_DECIDE: pkt_split */
+    uint32_t plen = now->pkt_len;
     bool imm = op == NIC_WR_SEND_IMM || op == NIC_WR_WRITE_IMM;
     bool is_send = op == NIC_WR_SEND || op == NIC_WR_SEND_IMM;
 
@@ -462,16 +533,29 @@ HLS_INLINE roce_hdr_t build_desc(const req_ctx_t *c, hls_u512 w, nic_qp_t q,
     return d;
 }
 
+/* After RQ_LOAD (or RQ_PROBE): a row with nothing to send leaves the schedule; otherwise
+ * fetch the WQE if the cache is stale, check a new one's lkey, or go on with it. */
+HLS_INLINE void load_next(requester_state *st, const req_start_t *now, const req_ctx_t *c, bool resend) {
+    if (!resend && !ctx_has_work(c)) {
+        st->has_work = bit_set(now->has_work, now->q, false);
+        st->fsm = RQ_IDLE;
+    } else {
+        st->fsm = c->rebuild || !c->wqe_valid ? RQ_WQE_REQ : wqe_new(c) ? RQ_MR : RQ_DECIDE;
+    }
+}
+
 HLS_TOP void requester(const requester_in *in, requester_out *out, requester_state *st) {
+    const req_start_t now = {st->q, st->rr, st->row_valid, st->dirty, st->probe, st->has_work, st->cur, st->wqe,
+                             st->pd, st->rem, st->read_psns, st->rb_psns, st->pkt_last, st->pkt_len,
+                             st->lkey_fail};
     out->packets_sent = st->packets_sent;
     out->wqes_started = st->wqes_started;
-    unsigned lg = mtu_log(st->cur.pmtu);
 
     switch ((unsigned)st->fsm) {
     case RQ_IDLE: {
         /* rows of suspended functions are not scheduled: they start nothing, and between
          * packets no DMA read of theirs is outstanding (docs/requester.md "Migration") */
-        uint64_t runnable = st->has_work & ~st->stopped;
+        uint64_t runnable = now.has_work & ~st->stopped;
         if (in->cfg.valid) {
             const nic_cfg_t *g = &in->cfg.data;
             uint8_t kind = g->kind;
@@ -491,8 +575,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
                     st->fn_ip[g->fn] = g->ip;
                 }
                 if (dirty_read) {             /* read and clear the function's 16 bits */
-                    st->ev = ctx_answer(g->fn, (hls_u128)((st->dirty & fn_rows(g->fn)) >> (NIC_QP_PER_FN * (unsigned)g->fn)));
-                    st->dirty = st->dirty & ~fn_rows(g->fn);
+                    st->ev = ctx_answer(g->fn, (hls_u128)((now.dirty & fn_rows(g->fn)) >> (NIC_QP_PER_FN * (unsigned)g->fn)));
+                    st->dirty = now.dirty & ~fn_rows(g->fn);
                     st->fsm = RQ_EV_OUT;
                 }
                 if (kind == NIC_CFG_SUSPEND) {
@@ -512,8 +596,8 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
                      * cumulative ACK (C9-105), so at most one packet per QP is resent (DA4)
                      * instead of a go-back-N round from the oldest unacknowledged PSN */
                     if (run && !was_run) {
-                        st->probe = st->probe | (fn_rows(g->fn) & st->row_valid);
-                        st->has_work = st->has_work | (fn_rows(g->fn) & st->row_valid);
+                        st->probe = now.probe | (fn_rows(g->fn) & now.row_valid);
+                        st->has_work = now.has_work | (fn_rows(g->fn) & now.row_valid);
                     }
                     if (g->level == NIC_SUSPEND_PASSIVE) {
                         st->comp_wait = st->comp_wait | bit;
@@ -546,7 +630,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             st->mark_fn = (nic_fn_t)(m & 1 ? 0 : m & 2 ? 1 : m & 4 ? 2 : 3);
             st->fsm = RQ_MARK;
         } else if (runnable != 0) {
-            nic_qp_t q = rr_pick(runnable, st->rr);
+            nic_qp_t q = rr_pick(runnable, now.rr);
             st->q = q;
             hls_mem_read(&st->ctx, q);
             hls_mem_read(&st->wqe_cache, q);
@@ -556,71 +640,107 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         break;
     }
 
-    case RQ_EV_CFG: {
+    case RQ_EV_CFG:
+        /* the row arrives into a register; cfg stays valid and stable until CFG_APPLY takes
+         * it, so the transition is computed from registers, not behind the row read */
+        st->cur = row_now(st, &now);
+        st->fsm = RQ_CFG_APPLY;
+        break;
+
+    case RQ_CFG_APPLY: {
         out->cfg_ready = true;
-        req_ctx_t c = row_now(st);
+        req_ctx_t c = now.cur;
         if (in->cfg.data.kind == NIC_CFG_QP) {
             bool was_sqd = c.state == NIC_QPS_SQD;
             c = apply_qp_cfg(c, &in->cfg.data);
-            row_write(st, &c);
-            hls_mem_write(&st->qp_pd, st->q, in->cfg.data.attr.pd);
+            hls_mem_write(&st->qp_pd, now.q, in->cfg.data.attr.pd);
+            st->after_put = RQ_IDLE;
             if (was_sqd != (c.state == NIC_QPS_SQD)) { /* the drain starts or ends here */
-                st->rec = sqd_marker(st->q, !was_sqd);
+                st->rec = sqd_marker(now.q, !was_sqd);
                 st->after_rec = RQ_IDLE;
-                st->fsm = RQ_REC;
-                break;
+                st->after_put = RQ_REC;
             }
+            st->cur = c;
+            st->fsm = RQ_PUT;
+            break;
         } else if (in->cfg.data.kind == NIC_CFG_QP_ATTR) {
             /* a migrated QP's attributes: copies only, no transition, live state kept */
             c = copy_attrs(c, &in->cfg.data.attr);
-            row_write(st, &c);
-            hls_mem_write(&st->qp_pd, st->q, in->cfg.data.attr.pd);
+            hls_mem_write(&st->qp_pd, now.q, in->cfg.data.attr.pd);
+            st->cur = c;
+            st->after_put = RQ_IDLE;
+            st->fsm = RQ_PUT;
+            break;
         } else if (in->cfg.data.kind == NIC_CFG_CTX) {
             /* NIC_CTX_REQ_QP: one word of the send position; a write answers with the word */
             unsigned w = in->cfg.data.ctx_word;
             hls_u128 d = in->cfg.data.ctx_data;
-            if (in->cfg.data.ctx_write) {
-                c = req_ctx_load(c, w, d);
-                row_write(st, &c);
-            } else {
-                d = req_ctx_word(&c, w);
-            }
-            st->ev = ctx_answer(in->cfg.data.fn, d);
-            st->fsm = RQ_EV_OUT;
+            st->ev = ctx_answer(in->cfg.data.fn, in->cfg.data.ctx_write ? d : req_ctx_word(&c, w));
+            st->cur = req_ctx_load(c, w, d);
+            st->after_put = RQ_EV_OUT;
+            st->fsm = in->cfg.data.ctx_write ? RQ_PUT : RQ_EV_OUT;
             break;
-        } else if ((st->row_valid >> (unsigned)st->q) & 1) {
+        } else if ((now.row_valid >> (unsigned)now.q) & 1) {
             c.quiesced = in->cfg.data.quiesce;      /* acts at the next packet boundary */
-            row_write(st, &c);
+            st->cur = c;
+            st->after_put = RQ_IDLE;
+            st->fsm = RQ_PUT;
+            break;
         }
         st->fsm = RQ_IDLE;
         break;
     }
 
-    case RQ_EV_CTL: {
+    case RQ_EV_CTL:
+        /* the row arrives into a register; req_ctl stays valid and stable until CTL_APPLY
+         * takes it, so its update is computed from registers, not behind the row read */
+        st->cur = row_now(st, &now);
+        st->fsm = RQ_CTL_APPLY;
+        break;
+
+    case RQ_CTL_APPLY:
         out->req_ctl_ready = true;
-        if ((st->row_valid >> (unsigned)st->q) & 1) {
-            req_ctx_t c = apply_ctl(row_now(st), &in->req_ctl.data);
-            row_write(st, &c);
+        if ((now.row_valid >> (unsigned)now.q) & 1) {
+            st->cur = apply_ctl(now.cur, &in->req_ctl.data);
+            st->after_put = RQ_IDLE;
+            st->fsm = RQ_PUT;
+            break;
         }
         st->fsm = RQ_IDLE;
         break;
-    }
 
     case RQ_EV_DB: {
         out->sq_db_ready = true;
-        req_ctx_t c = row_now(st);
+        req_ctx_t c = row_now(st, &now);
         /* a doorbell for a qpn the row does not hold, or a QP in RESET, is for no QP */
-        if (((st->row_valid >> (unsigned)st->q) & 1) && c.qpn == in->sq_db.data.num &&
+        if (((now.row_valid >> (unsigned)now.q) & 1) && c.qpn == in->sq_db.data.num &&
             c.state != NIC_QPS_RESET) {
             c.sq_tail = in->sq_db.data.index;
-            row_write(st, &c);
+            st->cur = c;
+            st->after_put = RQ_IDLE;
+            st->fsm = RQ_PUT;
+            break;
         }
         st->fsm = RQ_IDLE;
         break;
     }
 
     case RQ_LOAD: {
-        req_ctx_t c = row_now(st);
+        /* the row, its cached WQE and PD arrive; a resume probe owed is worked out in its own
+         * state from the registered row (RQ_PROBE), so the probe logic is not behind the row
+         * read: a cycle more for the probe packet only */
+        req_ctx_t c = row_now(st, &now);
+        st->cur = c;
+        st->wqe = st->wqe_cache.hls_mem_rdata;
+        st->pd = st->qp_pd.hls_mem_rdata;
+        st->probing = false;
+        if (((now.probe >> (unsigned)now.q) & 1) != 0 && !c.rebuild) st->fsm = RQ_PROBE;
+        else load_next(st, &now, &c, false);
+        break;
+    }
+
+    case RQ_PROBE: {
+        req_ctx_t c = now.cur;
         /* the resume probe (RQ_IDLE, NIC_CFG_SUSPEND): after a ring rebuild, and only if a
          * packet was sent and not acknowledged. When the oldest unretired WQE is a SEND/WRITE,
          * its first packet goes again and the position returns (ret) to where it was: the
@@ -631,19 +751,16 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
          * rebuild after a load found one (probe_at: ret_head / ret_psn). Without one, the
          * position steps back one packet instead; sending it moves the position back to where
          * it was, so the stream goes on unchanged (a peer that NAKed drops that one) */
-        bool probe = ((st->probe >> (unsigned)st->q) & 1) != 0 && !c.rebuild;
         bool live = c.state == NIC_QPS_RTS || c.state == NIC_QPS_SQD;
-        bool resend = probe && live && !c.flushing && !c.quiesced && c.una_psn != c.next_psn &&
+        bool resend = live && !c.flushing && !c.quiesced && c.una_psn != c.next_psn &&
                       (c.offset != 0 || c.sq_head != c.una);
         bool una_rd = (c.rd_mask & rd_bit(c.una)) != 0;
         bool at_sent = (uint16_t)(c.ret_head - c.una) < (uint16_t)(c.sq_head - c.una) ||
                        (c.ret_head == c.sq_head && c.offset != 0);
         bool from_una = resend && !c.ret && !una_rd;
         bool from_at = resend && !c.ret && una_rd && c.probe_at && at_sent;
-        if (probe) {
-            st->probe = bit_set(st->probe, st->q, false);
-            c.probe_at = false;
-        }
+        st->probe = bit_set(now.probe, now.q, false);   /* once (RQ_LOAD came here for it) */
+        c.probe_at = false;
         if (from_una || from_at) {               /* that WQE's first packet, then back here */
             uint16_t first_idx = from_una ? c.una : c.ret_head;
             hls_u24 first_psn = from_una ? c.una_psn : c.ret_psn;
@@ -656,7 +773,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.next_psn = first_psn;
             if (c.sq_head != c.ret_head) c.wqe_valid = false; /* the cache holds WQE sq_head */
         } else if (resend && c.offset != 0) {    /* inside WQE sq_head: one MTU back */
-            c.offset = c.offset - ((uint32_t)1 << mtu_log(c.pmtu));
+            c.offset = c.offset - (uint32_t)mtu_mul(1, c.pmtu);
             c.next_psn = (hls_u24)(c.next_psn - 1);
         } else if (resend) {                     /* the last packet of WQE sq_head - 1 */
             c.sq_head = (uint16_t)(c.sq_head - 1);
@@ -665,23 +782,16 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         }
         st->probing = resend;
         st->cur = c;
-        st->wqe = st->wqe_cache.hls_mem_rdata;
-        st->pd = st->qp_pd.hls_mem_rdata;
-        if (!resend && !ctx_has_work(&c)) {
-            st->has_work = bit_set(st->has_work, st->q, false);
-            st->fsm = RQ_IDLE;
-        } else {
-            st->fsm = c.rebuild || !c.wqe_valid ? RQ_WQE_REQ : wqe_new(&c) ? RQ_MR : RQ_DECIDE;
-        }
+        load_next(st, &now, &c, resend);
         break;
     }
 
     case RQ_WQE_REQ: {
-        uint16_t index = st->cur.rebuild ? st->cur.rb_idx : st->cur.sq_head;
-        uint32_t slot = (uint32_t)index & (uint32_t)rp_mask((unsigned)st->cur.sq_log);
+        uint16_t index = now.cur.rebuild ? now.cur.rb_idx : now.cur.sq_head;
+        uint32_t slot = (uint32_t)index & (uint32_t)rp_mask((unsigned)now.cur.sq_log);
         out->dma_req.valid = true;
-        out->dma_req.data.tag = (uint16_t)(RQ_TAG_WQE | (unsigned)st->q);
-        out->dma_req.data.addr = st->cur.sq_base + 64 * (uint64_t)slot;
+        out->dma_req.data.tag = (uint16_t)(RQ_TAG_WQE | (unsigned)now.q);
+        out->dma_req.data.addr = now.cur.sq_base + 64 * (uint64_t)slot;
         out->dma_req.data.len = 64;
         if (in->dma_req_ready) st->fsm = RQ_WQE_WAIT;
         break;
@@ -692,48 +802,83 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         if (in->dma_resp.valid) {
             /* a failed read leaves an invalid opcode: the WQE completes with LOC_QP_OP_ERR */
             hls_u512 w = in->dma_resp.data.err ? ~(hls_u512)0 : in->dma_resp.data.data;
+            req_ctx_t c = now.cur;
             st->wqe = w;
-            if (st->cur.rebuild) {               /* WQE rb_idx: not the cache's WQE sq_head */
+            if (c.rebuild) {                     /* WQE rb_idx: not the cache's WQE sq_head */
+                /* its PSN count, a stage before RQ_REBUILD compares with it */
+                st->rb_psns = wqe_pkts(WQE_OPCODE(w), WQE_LENGTH(w), c.pmtu);
                 st->fsm = RQ_REBUILD;
                 break;
             }
-            if (st->probe_back) {                /* its last packet: offset and PSN of it */
-                uint8_t op = WQE_OPCODE(w);
-                uint32_t n = wqe_psns(op, WQE_LENGTH(w), lg);
-                st->cur.offset = op <= NIC_WR_WRITE_IMM ? (n - 1) << lg : 0;
-                st->cur.next_psn = (hls_u24)(st->cur.next_psn - (hls_u24)(op == NIC_WR_READ ? n : 1));
-                st->probe_back = false;
-            }
-            hls_mem_write(&st->wqe_cache, st->q, w);
-            st->cur.wqe_valid = true;
-            st->fsm = wqe_new(&st->cur) ? RQ_MR : RQ_DECIDE;
+            hls_mem_write(&st->wqe_cache, now.q, w);
+            c.wqe_valid = true;
+            st->cur = c;
+            /* the probe's WQE: its last packet is worked out from the registered WQE in two
+             * stages (its packet count, then offset and PSN), not behind the DMA data */
+            st->fsm = st->probe_back ? RQ_BACK_COUNT : wqe_new(&c) ? RQ_MR : RQ_DECIDE;
         }
         break;
 
+    case RQ_BACK_COUNT:
+        st->rb_psns = wqe_pkts(WQE_OPCODE(now.wqe), WQE_LENGTH(now.wqe), now.cur.pmtu);
+        st->fsm = RQ_BACK_APPLY;
+        break;
+
+    case RQ_BACK_APPLY: {                        /* its last packet: offset and PSN of it */
+        req_ctx_t c = now.cur;
+        uint8_t op = WQE_OPCODE(now.wqe);
+        uint32_t n = now.rb_psns;
+        c.offset = op <= NIC_WR_WRITE_IMM ? (uint32_t)mtu_mul(n - 1, c.pmtu) : 0;
+        c.next_psn = (hls_u24)(c.next_psn - (hls_u24)(op == NIC_WR_READ ? n : 1));
+        st->probe_back = false;
+        st->cur = c;
+        st->fsm = wqe_new(&c) ? RQ_MR : RQ_DECIDE;
+        break;
+    }
+
     case RQ_MR: {
-        nic_fn_t fn = (nic_fn_t)((unsigned)st->q >> NIC_QP_SLOT_BITS);
-        hls_mem_read(&st->mr, nic_mr_of_key(fn, WQE_LKEY(st->wqe)));
+        nic_fn_t fn = (nic_fn_t)((unsigned)now.q >> NIC_QP_SLOT_BITS);
+        hls_mem_read(&st->mr, nic_mr_of_key(fn, WQE_LKEY(now.wqe)));
+        st->fsm = RQ_MR_CHECK;
+        break;
+    }
+
+    case RQ_MR_CHECK: {
+        /* the lkey check of the new WQE's buffer (two 64-bit compares behind the MR row
+         * read) in a stage of its own, registered for RQ_DECIDE */
+        const nic_mr_row_t m = st->mr.hls_mem_rdata;
+        st->lkey_fail = !lkey_ok(now.wqe, &m, now.pd);
         st->fsm = RQ_DECIDE;
         break;
     }
 
     case RQ_DECIDE: {
-        req_ctx_t c = st->cur;
+        req_ctx_t c = now.cur;
         bool fresh = c.sq_head == c.sq_hi;       /* no record emitted for WQE sq_head yet */
-        bool bad = wqe_bad(st->wqe);
-        /* the MR row was read in RQ_MR for a new WQE (wqe_new) */
-        const nic_mr_row_t m = st->mr.hls_mem_rdata;
-        bool prot = fresh && !c.flushing && !bad && !lkey_ok(st->wqe, &m, st->pd);
+        bool bad = wqe_bad(now.wqe);
+        /* lkey_fail is RQ_MR_CHECK's, which a new WQE (wqe_new: fresh, not flushing) passed */
+        bool prot = fresh && !c.flushing && !bad && now.lkey_fail;
         /* a REWIND offset outside this message (into a WQE not yet started, at or past its
          * end, into an atomic): resend the message from its first PSN instead of reading past
          * its buffer. The completer never asks for that (docs/requester.md). */
-        if (c.offset != 0 && (fresh || c.offset >= WQE_LENGTH(st->wqe))) {
-            c.next_psn = (hls_u24)(c.next_psn - (hls_u24)(c.offset >> lg));
+        uint32_t len = WQE_LENGTH(now.wqe);
+        bool restart = c.offset != 0 && (fresh || c.offset >= len);
+        /* the bytes of the message from offset on (the restart's and the offset's side by
+         * side, not one behind the other) and the PSNs a READ request for them takes, a stage
+         * before RQ_BUILD uses them: BUILD is then no subtract, packet count and PSN add in
+         * one cycle */
+        uint32_t rem = restart ? len : len - c.offset;
+        if (restart) {
+            c.next_psn = (hls_u24)(c.next_psn - (hls_u24)mtu_div(c.offset, c.pmtu));
             c.offset = 0;
         }
-        st->rec = make_rec(st->q, &c, st->wqe, lg);
+        st->rem = rem;
+        st->read_psns = wqe_pkts(WQE_OPCODE(now.wqe), rem, c.pmtu);
+        pkt_split(st, WQE_OPCODE(now.wqe), rem, c.pmtu);
+        st->rec = make_rec(now.q, &c, now.wqe);
         if (prot) st->rec.status = NIC_WC_LOC_PROT_ERR;
-        if (c.flushing || ((bad || prot) && fresh)) {
+        bool reject = (bad || prot) && fresh;   /* a new WQE that cannot be sent */
+        if (c.flushing || reject) {
             /* one record, nothing sent; a malformed WQE or a local protection error puts
              * the QP in error (rxe_req.c; the completer completes it and sends STOP) */
             if (!c.flushing) c.own_flush = true;
@@ -749,7 +894,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             ctx_flush(&c);
             c.own_flush = true;
             st->fsm = RQ_WB;
-        } else if (fresh && wr_reads_back(WQE_OPCODE(st->wqe)) &&
+        } else if (fresh && wr_reads_back(WQE_OPCODE(now.wqe)) &&
                    (unsigned)__builtin_popcount(c.rd_mask) >= (unsigned)c.max_rd) {
             /* initiator depth reached (max_rd_atomic, IB 9.4.4: never more READ/atomic in
              * flight than the peer's responder resources, whose replay cache would otherwise
@@ -757,7 +902,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.rd_wait = true;
             st->fsm = RQ_WB;
         } else if (fresh) {
-            if (wr_reads_back(WQE_OPCODE(st->wqe))) c.rd_mask = c.rd_mask | rd_bit(c.sq_head);
+            if (wr_reads_back(WQE_OPCODE(now.wqe))) c.rd_mask = c.rd_mask | rd_bit(c.sq_head);
             c.sq_hi = (uint16_t)(c.sq_head + 1);
             st->after_rec = RQ_BUILD;
             st->fsm = RQ_REC;
@@ -780,23 +925,22 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         break;
 
     case RQ_BUILD: {
-        req_ctx_t c = st->cur;
+        req_ctx_t c = now.cur;
         uint32_t plen = 0;
         bool last = false;
-        st->desc = build_desc(&c, st->wqe, st->q, st, &plen, &last);
+        st->desc = build_desc(&c, now.wqe, now.q, st, &now, &plen, &last);
         bool probe = st->probing;
         if (probe) st->desc.ack_req = 1;        /* the resume probe asks for its answer */
         st->probing = false;
         st->desc_sent = false;
-        st->pay_addr = WQE_LOCAL(st->wqe) + c.offset;
+        st->pay_addr = WQE_LOCAL(now.wqe) + c.offset;
         st->pay_len = (hls_uint(13))plen;
         st->beats_left = (hls_uint(7))((plen + 63) / 64);
         st->last_bytes = (hls_uint(7))(plen == 0 ? 64 : ((plen - 1) % 64) + 1);
         st->pay_err = false;
-        uint8_t op = WQE_OPCODE(st->wqe);
+        uint8_t op = WQE_OPCODE(now.wqe);
         /* a READ request takes a PSN per response packet it asks for (from offset on) */
-        uint32_t rest = WQE_LENGTH(st->wqe) - c.offset;
-        c.next_psn = (hls_u24)psn_add(c.next_psn, op == NIC_WR_READ ? wqe_psns(op, rest, lg) : 1);
+        c.next_psn = (hls_u24)psn_add(c.next_psn, op == NIC_WR_READ ? now.read_psns : 1);
         if (last) {
             c.sq_head = (uint16_t)(c.sq_head + 1);
             c.offset = 0;
@@ -832,7 +976,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         }
         if (st->fsm == RQ_PKT_REQ) {
             out->dma_req.valid = true;
-            out->dma_req.data.tag = (uint16_t)(RQ_TAG_PAY | (unsigned)st->q);
+            out->dma_req.data.tag = (uint16_t)(RQ_TAG_PAY | (unsigned)now.q);
             out->dma_req.data.addr = st->pay_addr;
             out->dma_req.data.len = st->pay_len;
             if (in->dma_req_ready) st->fsm = RQ_PKT;
@@ -859,23 +1003,24 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
 
     case RQ_REBUILD: {
         /* One WQE of a loaded QP's outstanding window [una, sq_hi): its record as the source
-         * sent it, PSNs recomputed from rb_psn (one shift for the packet count). The saved
+         * sent it, PSNs recomputed from rb_psn (the packet count from RQ_WQE_WAIT). The saved
          * position must agree: at WQE sq_head, next_psn = first + offset / MTU with offset a
          * whole number of MTUs inside the message; with sq_head = sq_hi, next_psn is where the
          * last outstanding WQE ends and offset is 0. A flushing QP's records are flush records
          * (PSNs meaningless, nothing checked). */
-        req_ctx_t c = st->cur;
-        uint8_t op = WQE_OPCODE(st->wqe);
-        uint32_t n = wqe_psns(op, WQE_LENGTH(st->wqe), lg);
+        req_ctx_t c = now.cur;
+        uint8_t op = WQE_OPCODE(now.wqe);
+        uint32_t n = now.rb_psns;
         hls_u24 end_psn = (hls_u24)(c.rb_psn + (hls_u24)n);
         uint16_t span = (uint16_t)(c.sq_hi - c.una);
         bool window_ok = span <= NIC_OUTSTANDING && (uint16_t)(c.sq_head - c.una) <= span;
         bool at_head = c.rb_idx == c.sq_head;
-        bool head_ok = !at_head || ((c.offset & (((uint32_t)1 << lg) - 1)) == 0 && (c.offset >> lg) < n &&
-                                    c.next_psn == (hls_u24)(c.rb_psn + (hls_u24)(c.offset >> lg)));
+        uint32_t at_pkt = mtu_div(c.offset, c.pmtu);
+        bool head_ok = !at_head || (mtu_rem(c.offset, c.pmtu) == 0 && at_pkt < n &&
+                                    c.next_psn == (hls_u24)(c.rb_psn + (hls_u24)at_pkt));
         bool last = (uint16_t)(c.rb_idx + 1) == c.sq_hi;
         bool end_ok = !last || c.sq_head != c.sq_hi || (c.next_psn == end_psn && c.offset == 0);
-        bool broken = !c.flushing && (!window_ok || !head_ok || !end_ok || wqe_bad(st->wqe));
+        bool broken = !c.flushing && (!window_ok || !head_ok || !end_ok || wqe_bad(now.wqe));
         if (broken) {
             /* never send PSNs the peer does not expect: ctrl moves the QP to ERR on the
              * event. The completer holds the records before rb_idx; from rb_idx on every WQE
@@ -888,15 +1033,16 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
             c.flushing = true;
             c.own_flush = false;
             c.rebuild = false;
-            row_write(st, &c);
+            st->cur = c;
+            st->after_put = RQ_EV_OUT;
             st->ev.kind = NIC_EV_QP_ERR;
-            st->ev.qp = st->q;
+            st->ev.qp = now.q;
             st->ev.cq = 0;
             st->ev.detail = NIC_WC_LOC_QP_OP_ERR;
             st->ev.in_cqe = false;
-            st->ev.fn = (nic_fn_t)((unsigned)st->q >> NIC_QP_SLOT_BITS);
+            st->ev.fn = (nic_fn_t)((unsigned)now.q >> NIC_QP_SLOT_BITS);
             st->ev.data = 0;
-            st->fsm = RQ_EV_OUT;
+            st->fsm = RQ_PUT;
             break;
         }
         /* the resume probe's target when WQE una is a READ/atomic: the first SEND/WRITE
@@ -911,7 +1057,7 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
         req_ctx_t at = c;                       /* make_rec's view: WQE rb_idx from rb_psn */
         at.sq_head = c.rb_idx;
         at.next_psn = c.rb_psn;
-        st->rec = make_rec(st->q, &at, st->wqe, lg);
+        st->rec = make_rec(now.q, &at, now.wqe);
         st->rec_rebuilt = true;
         c.rb_idx = (uint16_t)(c.rb_idx + 1);
         c.rb_psn = end_psn;
@@ -924,9 +1070,17 @@ HLS_TOP void requester(const requester_in *in, requester_out *out, requester_sta
 
     case RQ_WB:
         st->probing = false;                    /* a probe that sent nothing (flushed, bad) */
-        row_write(st, &st->cur);
-        st->rr = (nic_qp_t)(st->q + 1);         /* round-robin: this QP goes last */
+        row_write(st, &now, &now.cur);
+        st->rr = (nic_qp_t)(now.q + 1);         /* round-robin: this QP goes last */
         st->fsm = RQ_IDLE;
+        break;
+
+    case RQ_PUT:
+        /* its own state so that the row's write data and has_work come from a register, not
+         * from the event logic behind the row read (the row is written a cycle after it was
+         * read and nothing reads it in between: the FSM serialises every row access) */
+        row_write(st, &now, &now.cur);
+        st->fsm = st->after_put;
         break;
 
     case RQ_EV_OUT:

@@ -117,9 +117,16 @@ int dev_port_open(dev_port_t *p, const char *wire, char *err, size_t errlen) {
         p->fd = -1;
         return -1;
     }
-    /* room for bursts: a 4 KiB-MTU READ response train without drops */
-    int sz = 4 << 20;
-    setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+    /* Room for bursts: a 4 KiB-MTU READ response train without drops. A UDP wire has no
+     * flow control, and the two NICs are simulated in different processes at their own
+     * speeds: a receiver busy with other work (a pre-copy pass of a live migration) falls
+     * behind its sender, and whatever the socket cannot hold is lost on a wire that should
+     * not lose frames. So as root the receive queue goes past net.core.rmem_max
+     * (SO_RCVBUFFORCE, 64 MiB: a few thousand full frames); otherwise the 4 MiB rmem_max
+     * allows by default. */
+    int sz = 4 << 20, big = 64 << 20;
+    if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big))
+        setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
     setsockopt(p->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
     if (is_unix) snprintf(p->local_path, sizeof p->local_path, "%s", local);
     return 0;
