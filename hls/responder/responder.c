@@ -129,7 +129,7 @@ HLS_INLINE void fatal(responder_state *st, uint8_t syndrome, uint8_t wc_status) 
  * (IB 9.7.5.1.4); FIRST/ONLY unless the head's FIRST is already out. */
 HLS_INLINE void start_rd_pkt(responder_state *st) {
     unsigned h = st->rq.head & (RSP_RD_SLOTS - 1);
-    uint32_t mtu = (uint32_t)1 << mtu_log(st->ctx.pmtu);
+    uint32_t mtu = (uint32_t)mtu_mul(1, st->ctx.pmtu);
     uint32_t rem = st->rq.len[h];
     bool end = rem <= mtu;
     uint32_t n = end ? rem : mtu;
@@ -393,8 +393,7 @@ HLS_INLINE void check_packet(responder_state *st) {
          * there cut each round's answer to the packets sent before the next retried READ
          * arrived: two packets of a 1 MiB READ per round, testbench/migration seed 9) */
         unsigned t = (r.head + r.count - 1) & (RSP_RD_SLOTS - 1);
-        unsigned sh = mtu_log(c.pmtu);
-        uint32_t tail_pkts = mtu_packets(r.len[t], sh);
+        uint32_t tail_pkts = mtu_packets_of(r.len[t], c.pmtu);
         bool behind = r.count != 0 && psn_le(psn_add(r.psn[t], tail_pkts), h->psn);
         if (!key_ok || !reth_ok || (behind && r.count >= RSP_RD_SLOTS)) {
             st->dropped = st->dropped + 1; /* no room: the requester's next round asks again */
@@ -439,7 +438,7 @@ HLS_INLINE void check_packet(responder_state *st) {
         }
     } else {
         st->ctx.nak_pending = 0; /* the expected PSN arrived: a new gap may be NAKed again */
-        uint32_t mtu = (uint32_t)1 << mtu_log(c.pmtu);
+        uint32_t mtu = (uint32_t)mtu_mul(1, c.pmtu);
         uint8_t want_open = (first || only || is_read || is_atomic)
                                 ? RSP_OPEN_NONE
                                 : (is_send ? RSP_OPEN_SEND : RSP_OPEN_WRITE);
@@ -489,7 +488,7 @@ HLS_INLINE void check_packet(responder_state *st) {
                 st->phase = RSP_WQE_REQ;
             }
         } else if (is_read) {
-            uint32_t npkt = mtu_packets(h->reth_len, mtu_log(c.pmtu));
+            uint32_t npkt = mtu_packets_of(h->reth_len, c.pmtu);
             st->ctx.epsn = psn_add(c.epsn, npkt);
             st->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
             /* queued behind the READs not yet answered; IDLE schedules its packets */
@@ -590,9 +589,8 @@ HLS_INLINE hls_u128 resp_qp_word(const rsp_qpc_t *c, const rsp_rdq_t *r, const r
     bool behind = r->count > 1 && ((r->fresh >> ((h + 1) & (RSP_RD_SLOTS - 1))) & 1);
     uint32_t epsn = behind ? r->psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c->epsn;
     uint32_t msn = (c->msn - (behind ? (uint32_t)r->count - 1 : 0)) & ROCE_PSN_MASK;
-    unsigned sh = mtu_log(c->pmtu);
     uint32_t left = r->len[h];
-    uint32_t pkts = mtu_packets(left, sh);
+    uint32_t pkts = mtu_packets_of(left, c->pmtu);
     bool read_kept = r->count != 0 && c->open == RSP_OPEN_NONE &&
                      psn_add(r->psn[h], pkts) == epsn;
     unsigned cls = c->open != RSP_OPEN_NONE ? c->open : (read_kept ? NIC_CTX_RSP_POS_READ : 0u);
@@ -966,7 +964,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
          * the turn ends at a packet boundary with no read outstanding. */
         bool others = in->cfg.valid || in->rq_db.valid || (in->rx_pkt.valid && !st->parked) ||
                       (st->parked && park_row != st->row) || (eligible & ~bit_set(0, st->row, true)) != 0;
-        uint32_t mtu = (uint32_t)1 << mtu_log(st->ctx.pmtu);
+        uint32_t mtu = (uint32_t)mtu_mul(1, st->ctx.pmtu);
         uint32_t iss_n = st->iss_rem < mtu ? st->iss_rem : mtu;
         bool can_issue = st->iss_rem != 0 && st->ahead < RSP_RD_AHEAD &&
                          (st->ahead == 0 || st->iss_hold || !others);
