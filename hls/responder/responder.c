@@ -372,8 +372,13 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
          * request; nak_pending says so (resume_nak) and travels in the image */
         st->phase = RSP_IDLE;
         if (for_us && !c.nak_pending) {
+            /* the row written from a copy of its own: through j, the write data would be
+             * the value after every store the other verdicts below make to j (a READ's EPSN
+             * add ran into the qpc write port; rsp_job_t says why) */
+            rsp_job_t g = {c, r};
+            g.ctx.nak_pending = 1;
+            write_back(st, &g);
             j->ctx.nak_pending = 1;
-            write_back(st, j);
         }
         return;
     }
