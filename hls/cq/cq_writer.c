@@ -104,6 +104,10 @@ HLS_INLINE nic_cq_t db_row(const nic_db_t *db) {
 }
 
 HLS_INLINE nic_fn_t row_fn(nic_cq_t cq) { return (nic_fn_t)((unsigned)cq >> NIC_QP_SLOT_BITS); }
+
+/* Entries written but not consumed by a consumer index ci (the ring's occupancy, mod 2^16):
+ * the overrun check and an arm's "fires at once" both ask it. */
+HLS_INLINE uint32_t ring_used(const cqw_row_t *r, uint16_t ci) { return (r->pi - (uint32_t)ci) & 0xFFFFu; }
 HLS_INLINE bool fn_bit(unsigned bits, nic_fn_t fn) { return (bits >> (unsigned)fn) & 1; }
 
 /* Every row write goes through here: it marks the row dirty for the pre-copy passes. */
@@ -250,7 +254,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
              * come (docs/cq-writer.md). Not while the function is frozen (a marker passed):
              * then the arm is kept and the row carries it. */
             bool arming = st->db.arm != NIC_ARM_NONE;
-            bool unconsumed = ((r.pi - (uint32_t)st->db.index) & 0xFFFFu) != 0;
+            bool unconsumed = ring_used(&r, st->db.index) != 0;
             bool frozen = fn_bit((unsigned)st->mk_comp | (unsigned)st->mk_resp, row_fn(st->row));
             bool at_once = arming && unconsumed && !r.err && !frozen;
             if (at_once) {
@@ -272,7 +276,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
         unsigned log = r.log & 31u;
         /* entries the host has not consumed yet; >= rather than == so that a bogus consumer
          * index (ahead of pi) counts as full instead of letting the ring be overwritten */
-        uint32_t used = (r.pi - (uint32_t)r.ci) & 0xFFFFu;
+        uint32_t used = ring_used(&r, r.ci);
         bool full = (uint64_t)used >= ((uint64_t)1 << log);
         if (!r.valid || r.err) {
             st->cqes_dropped = st->cqes_dropped + 1;
@@ -341,7 +345,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
         /* an arm with CQEs past its consumer index fires, as a doorbell's would have (CQW_DB);
          * then the next row, or IDLE after the function's last */
         cqw_row_t r = st->cqs.hls_mem_rdata;
-        bool unconsumed = ((r.pi - (uint32_t)r.ci) & 0xFFFFu) != 0;
+        bool unconsumed = ring_used(&r, r.ci) != 0;
         bool last = ((unsigned)st->scan_row & (NIC_CQ_PER_FN - 1)) == NIC_CQ_PER_FN - 1;
         bool fire = r.valid && !r.err && r.arm != NIC_ARM_NONE && unconsumed;
         nic_cq_t row = st->scan_row;

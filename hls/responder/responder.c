@@ -62,39 +62,58 @@ HLS_INLINE uint64_t rq_wqe_addr(const rsp_qpc_t *c) {
     return c->rq_base + 32 * (uint64_t)(i & mask);
 }
 
+/* A working copy of the job's QP rows (the ctx and rq registers). responder() reads the
+ * registers once, at the start of the cycle (`now`); each state works on a copy of its own
+ * taken from there and stores it back (keep). Read as st->ctx, or from one copy shared by
+ * all states, a field one state stores would reach every state laid out after it through
+ * that store's mux (docs/rtl-gen.md: the states exclude each other, synthesis cannot know
+ * it): WQE_KEY's MR check ran on through WQE_RSP's buffer-length compare into BG's
+ * decision. (One copy per state merged into one store at the end also cut that path, but
+ * its wide merge renumbered a quarter of the Verilog on small source changes: rtl-diff.) */
+typedef struct {
+    rsp_qpc_t ctx;
+    rsp_rdq_t rq;
+} rsp_job_t;
+
+/* The registers take the copy of the state served (rsp_job_t). */
+HLS_INLINE void keep(responder_state *st, const rsp_job_t *w) {
+    st->ctx = w->ctx;
+    st->rq = w->rq;
+}
+
 /* A response packet to the peer of the QP in ctx, from the QP's function. */
-HLS_INLINE roce_hdr_t base_desc(const responder_state *st, uint8_t opcode, hls_u24 psn) {
+HLS_INLINE roce_hdr_t base_desc(const responder_state *st, const rsp_job_t *j, uint8_t opcode, hls_u24 psn) {
     roce_hdr_t d = {0};
-    d.dst_mac = st->ctx.dst_mac;
+    d.dst_mac = j->ctx.dst_mac;
     nic_fn_t fn = (nic_fn_t)((unsigned)st->row >> NIC_QP_SLOT_BITS);
     d.src_mac = st->fn_mac[fn];
     d.src_ip = st->fn_ip[fn];
-    d.dst_ip = st->ctx.dst_ip;
+    d.dst_ip = j->ctx.dst_ip;
     d.ttl = 64;
-    d.udp_sport = st->ctx.udp_sport;
+    d.udp_sport = j->ctx.udp_sport;
     d.opcode = opcode;
     d.pkey = 0xFFFF; /* default partition, as rxe */
-    d.dest_qp = (hls_u24)st->ctx.dest_qpn;
+    d.dest_qp = (hls_u24)j->ctx.dest_qpn;
     d.psn = psn;
     return d;
 }
 
-HLS_INLINE void queue_ack(responder_state *st, uint8_t syndrome, hls_u24 psn) {
-    roce_hdr_t d = base_desc(st, ROCE_OP_ACKNOWLEDGE, psn);
+HLS_INLINE void queue_ack(responder_state *st, rsp_job_t *j, uint8_t syndrome, hls_u24 psn) {
+    roce_hdr_t d = base_desc(st, j, ROCE_OP_ACKNOWLEDGE, psn);
     d.aeth_syndrome = syndrome;
-    d.aeth_msn = (hls_u24)st->ctx.msn;
+    d.aeth_msn = (hls_u24)j->ctx.msn;
     st->txd = d;
     st->need_ack = true;
 }
 
-HLS_INLINE void queue_cqe(responder_state *st, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
+HLS_INLINE void queue_cqe(responder_state *st, rsp_job_t *j, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
                           uint8_t status, bool with_imm) {
     nic_cqe_req_t c = {0};
-    c.cq = (nic_cq_t)st->ctx.recv_cq;
+    c.cq = (nic_cq_t)j->ctx.recv_cq;
     c.cqe.wr_id = wr_id;
     c.cqe.byte_len = byte_len;
     c.cqe.imm = with_imm ? st->pkt.hdr.imm : 0;
-    c.cqe.qpn = st->ctx.qpn & ROCE_PSN_MASK;
+    c.cqe.qpn = j->ctx.qpn & ROCE_PSN_MASK;
     c.cqe.opcode = opcode;
     c.cqe.status = status;
     c.cqe.flags = with_imm ? NIC_CQE_WITH_IMM : 0;
@@ -105,19 +124,19 @@ HLS_INLINE void queue_cqe(responder_state *st, uint64_t wr_id, uint32_t byte_len
 
 /* Fatal NAK (IB 9.7.5.2.4-6): NAK with the request's PSN, an open SEND's WQE completes in
  * error, the QP goes to ERR here at once (later packets are dropped) and ctrl is told. */
-HLS_INLINE void fatal(responder_state *st, uint8_t syndrome, uint8_t wc_status) {
-    bool ends_recv = st->ctx.open == RSP_OPEN_SEND; /* a receive WQE's error CQE reports it */
+HLS_INLINE void fatal(responder_state *st, rsp_job_t *j, uint8_t syndrome, uint8_t wc_status) {
+    bool ends_recv = j->ctx.open == RSP_OPEN_SEND; /* a receive WQE's error CQE reports it */
     if (ends_recv)
-        queue_cqe(st, st->ctx.wqe_id, st->ctx.off, NIC_WC_RECV, wc_status, false);
-    st->ctx.state = NIC_QPS_ERR;
-    st->ctx.open = RSP_OPEN_NONE;
-    st->rq.count = 0; /* READs not yet answered are answered no more */
-    st->rq.started = 0;
-    queue_ack(st, syndrome, st->pkt.hdr.psn);
+        queue_cqe(st, j, j->ctx.wqe_id, j->ctx.off, NIC_WC_RECV, wc_status, false);
+    j->ctx.state = NIC_QPS_ERR;
+    j->ctx.open = RSP_OPEN_NONE;
+    j->rq.count = 0; /* READs not yet answered are answered no more */
+    j->rq.started = 0;
+    queue_ack(st, j, syndrome, st->pkt.hdr.psn);
     nic_event_t e = {0};
     e.kind = NIC_EV_QP_ERR;
     e.qp = st->row;
-    e.cq = (nic_cq_t)st->ctx.recv_cq;
+    e.cq = (nic_cq_t)j->ctx.recv_cq;
     e.detail = wc_status;
     e.in_cqe = ends_recv;
     st->ev = e;
@@ -127,18 +146,18 @@ HLS_INLINE void fatal(responder_state *st, uint8_t syndrome, uint8_t wc_status) 
 
 /* Set up the next READ RESPONSE packet of the head READ in rq: up to one MTU of what is left
  * (IB 9.7.5.1.4); FIRST/ONLY unless the head's FIRST is already out. */
-HLS_INLINE void start_rd_pkt(responder_state *st) {
-    unsigned h = st->rq.head & (RSP_RD_SLOTS - 1);
-    uint32_t mtu = (uint32_t)1 << mtu_log(st->ctx.pmtu);
-    uint32_t rem = st->rq.len[h];
+HLS_INLINE void start_rd_pkt(responder_state *st, rsp_job_t *j) {
+    unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
+    uint32_t mtu = (uint32_t)mtu_mul(1, j->ctx.pmtu);
+    uint32_t rem = j->rq.len[h];
     bool end = rem <= mtu;
     uint32_t n = end ? rem : mtu;
-    uint8_t op = !st->rq.started ? (end ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_READ_RESPONSE_FIRST)
+    uint8_t op = !j->rq.started ? (end ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_READ_RESPONSE_FIRST)
                                  : (end ? ROCE_OP_READ_RESPONSE_LAST : ROCE_OP_READ_RESPONSE_MIDDLE);
-    roce_hdr_t d = base_desc(st, op, (hls_u24)st->rq.psn[h]);
+    roce_hdr_t d = base_desc(st, j, op, (hls_u24)j->rq.psn[h]);
     if (op != ROCE_OP_READ_RESPONSE_MIDDLE) { /* AETH on FIRST, LAST, ONLY */
         d.aeth_syndrome = AETH_ACK;
-        d.aeth_msn = (hls_u24)st->rq.msn[h];
+        d.aeth_msn = (hls_u24)j->rq.msn[h];
     }
     d.payload_len = (hls_uint(14))n;
     st->txd = d;
@@ -149,97 +168,97 @@ HLS_INLINE void start_rd_pkt(responder_state *st) {
 }
 
 /* A turn of READ work for the QP in ctx/rq: reads are issued from the head's position on. */
-HLS_INLINE void begin_rd_turn(responder_state *st) {
-    unsigned h = st->rq.head & (RSP_RD_SLOTS - 1);
-    st->iss_va = st->rq.va[h];
-    st->iss_rem = st->rq.len[h];
+HLS_INLINE void begin_rd_turn(responder_state *st, rsp_job_t *j) {
+    unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
+    st->iss_va = j->rq.va[h];
+    st->iss_rem = j->rq.len[h];
     st->ahead = 0;
     st->iss_hold = false;
-    start_rd_pkt(st);
+    start_rd_pkt(st, j);
 }
 
 /* The packet being sent is out: the head READ's position moves past it, and a READ whose
  * last packet it was leaves the queue. */
-HLS_INLINE void advance_rd(responder_state *st) {
-    unsigned h = st->rq.head & (RSP_RD_SLOTS - 1);
-    uint32_t rem = st->rq.len[h] - st->rd_n;
-    st->rq.va[h] = st->rq.va[h] + st->rd_n;
-    st->rq.len[h] = rem;
-    st->rq.psn[h] = psn_add(st->rq.psn[h], 1);
-    st->rq.started = 1;
+HLS_INLINE void advance_rd(responder_state *st, rsp_job_t *j) {
+    unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
+    uint32_t rem = j->rq.len[h] - st->rd_n;
+    j->rq.va[h] = j->rq.va[h] + st->rd_n;
+    j->rq.len[h] = rem;
+    j->rq.psn[h] = psn_add(j->rq.psn[h], 1);
+    j->rq.started = 1;
     if (rem == 0) {
-        st->rq.head = (uint8_t)((h + 1) & (RSP_RD_SLOTS - 1));
-        st->rq.count = (uint8_t)(st->rq.count - 1);
-        st->rq.started = 0;
+        j->rq.head = (uint8_t)((h + 1) & (RSP_RD_SLOTS - 1));
+        j->rq.count = (uint8_t)(j->rq.count - 1);
+        j->rq.started = 0;
     }
 }
 
 /* Put a READ into slot s of rq: answered from va/len with PSNs from psn on, AETH MSN msn;
  * fresh: a new READ (it moved EPSN), not a duplicate. */
-HLS_INLINE void put_read(responder_state *st, unsigned s, hls_u24 psn, uint32_t msn, bool fresh) {
+HLS_INLINE void put_read(responder_state *st, rsp_job_t *j, unsigned s, hls_u24 psn, uint32_t msn, bool fresh) {
     uint8_t bit = (uint8_t)(1u << s);
-    st->rq.fresh = fresh ? (uint8_t)(st->rq.fresh | bit) : (uint8_t)(st->rq.fresh & ~bit);
-    st->rq.va[s] = st->pkt.hdr.reth_va;
-    st->rq.len[s] = st->pkt.hdr.reth_len;
-    st->rq.psn[s] = (uint32_t)psn;
-    st->rq.msn[s] = msn;
+    j->rq.fresh = fresh ? (uint8_t)(j->rq.fresh | bit) : (uint8_t)(j->rq.fresh & ~bit);
+    j->rq.va[s] = st->pkt.hdr.reth_va;
+    j->rq.len[s] = st->pkt.hdr.reth_len;
+    j->rq.psn[s] = (uint32_t)psn;
+    j->rq.msn[s] = msn;
 }
 
 /* Row write-back at the end of a job (both rows, always: the job may have changed either),
  * and the QP's scheduling bits from what the rows now say. */
-HLS_INLINE void write_back(responder_state *st) {
-    hls_mem_write(&st->qpc, st->row, st->ctx);
-    hls_mem_write(&st->rdq, st->row, st->rq);
-    bool flush = st->rq.flush && st->ctx.rq_head != st->ctx.rq_tail;
-    st->bg_work = bit_set(st->bg_work, st->row, st->rq.count != 0 || flush);
-    st->quiesced_qps = bit_set(st->quiesced_qps, st->row, st->ctx.quiesced != 0);
+HLS_INLINE void write_back(responder_state *st, rsp_job_t *j) {
+    hls_mem_write(&st->qpc, st->row, j->ctx);
+    hls_mem_write(&st->rdq, st->row, j->rq);
+    bool flush = j->rq.flush && j->ctx.rq_head != j->ctx.rq_tail;
+    st->bg_work = bit_set(st->bg_work, st->row, j->rq.count != 0 || flush);
+    st->quiesced_qps = bit_set(st->quiesced_qps, st->row, j->ctx.quiesced != 0);
     st->dirty = bit_set(st->dirty, st->row, true); /* migration: the row must be saved again */
     st->phase = RSP_IDLE;
 }
 
 /* A SEND packet's payload is accepted: advance epsn, complete the message on its last
  * packet (MSN, receive CQE), ACK if asked (coalescing: 9.7.5.1.1). */
-HLS_INLINE void accept_send(responder_state *st, bool ends) {
+HLS_INLINE void accept_send(responder_state *st, rsp_job_t *j, bool ends) {
     uint8_t op = st->pkt.hdr.opcode;
-    st->ctx.epsn = psn_add(st->ctx.epsn, 1);
+    j->ctx.epsn = psn_add(j->ctx.epsn, 1);
     if (ends) {
-        st->ctx.msn = (st->ctx.msn + 1) & ROCE_PSN_MASK;
-        st->ctx.open = RSP_OPEN_NONE;
+        j->ctx.msn = (j->ctx.msn + 1) & ROCE_PSN_MASK;
+        j->ctx.open = RSP_OPEN_NONE;
         bool imm = op == ROCE_OP_SEND_LAST_IMM || op == ROCE_OP_SEND_ONLY_IMM;
-        queue_cqe(st, st->ctx.wqe_id, st->ctx.off, NIC_WC_RECV, NIC_WC_SUCCESS, imm);
+        queue_cqe(st, j, j->ctx.wqe_id, j->ctx.off, NIC_WC_RECV, NIC_WC_SUCCESS, imm);
     } else {
-        st->ctx.open = RSP_OPEN_SEND;
+        j->ctx.open = RSP_OPEN_SEND;
     }
-    if (st->pkt.hdr.ack_req) queue_ack(st, AETH_ACK, st->pkt.hdr.psn);
+    if (st->pkt.hdr.ack_req) queue_ack(st, j, AETH_ACK, st->pkt.hdr.psn);
     st->discard = false;
 }
 
 /* A SEND MIDDLE/LAST of the open message: on into the buffer, or too long for it. */
-HLS_INLINE void continue_send(responder_state *st, bool last) {
+HLS_INLINE void continue_send(responder_state *st, rsp_job_t *j, bool last) {
     uint32_t plen = (uint32_t)st->pkt.hdr.payload_len;
-    if (st->ctx.off + plen > st->ctx.len) { /* longer than the receive buffer */
-        fatal(st, AETH_NAK_INV, NIC_WC_LOC_LEN_ERR);
+    if (j->ctx.off + plen > j->ctx.len) { /* longer than the receive buffer */
+        fatal(st, j, AETH_NAK_INV, NIC_WC_LOC_LEN_ERR);
     } else {
-        st->pay_addr = st->ctx.addr + st->ctx.off;
-        st->ctx.off = st->ctx.off + plen;
-        accept_send(st, last);
+        st->pay_addr = j->ctx.addr + j->ctx.off;
+        j->ctx.off = j->ctx.off + plen;
+        accept_send(st, j, last);
     }
 }
 
-HLS_INLINE void finish_atomic(responder_state *st) {
+HLS_INLINE void finish_atomic(responder_state *st, rsp_job_t *j) {
     const roce_hdr_t *h = &st->pkt.hdr;
     rsp_atom_t a = st->atom.hls_mem_rdata; /* this QP's row, read in IDLE, still held */
-    unsigned slot = st->ctx.atom_next & (RSP_ATOM_SLOTS - 1);
+    unsigned slot = j->ctx.atom_next & (RSP_ATOM_SLOTS - 1);
     a.orig[slot] = st->at_orig;
     a.psn[slot] = h->psn;
     a.valid |= 1u << slot;
     hls_mem_write(&st->atom, st->row, a);
-    st->ctx.atom_next = (uint8_t)((slot + 1) & (RSP_ATOM_SLOTS - 1));
-    st->ctx.epsn = psn_add(st->ctx.epsn, 1);
-    st->ctx.msn = (st->ctx.msn + 1) & ROCE_PSN_MASK;
-    roce_hdr_t d = base_desc(st, ROCE_OP_ATOMIC_ACKNOWLEDGE, h->psn);
+    j->ctx.atom_next = (uint8_t)((slot + 1) & (RSP_ATOM_SLOTS - 1));
+    j->ctx.epsn = psn_add(j->ctx.epsn, 1);
+    j->ctx.msn = (j->ctx.msn + 1) & ROCE_PSN_MASK;
+    roce_hdr_t d = base_desc(st, j, ROCE_OP_ATOMIC_ACKNOWLEDGE, h->psn);
     d.aeth_syndrome = AETH_ACK;
-    d.aeth_msn = (hls_u24)st->ctx.msn;
+    d.aeth_msn = (hls_u24)j->ctx.msn;
     d.atomic_orig = st->at_orig;
     st->txd = d;
     st->need_ack = true;
@@ -273,7 +292,7 @@ HLS_INLINE void take_attrs(rsp_qpc_t *c, rsp_rdq_t *r, const nic_qp_attr_t *a) {
  * that define it, arm the flush on the way into ERR (IB 10.3.1: posted receive WRs complete
  * with flush error; the flush is background work, one WQE per turn, so it stops while the
  * QP is quiesced). */
-HLS_INLINE void apply_cfg(responder_state *st) {
+HLS_INLINE void apply_cfg(responder_state *st, rsp_job_t *j) {
     rsp_qpc_t c = st->qpc.hls_mem_rdata;
     rsp_rdq_t r = st->rdq.hls_mem_rdata;
     const nic_cfg_t *g = &st->cfg;
@@ -310,14 +329,14 @@ HLS_INLINE void apply_cfg(responder_state *st) {
         }
         c.state = a->state;
     }
-    st->ctx = c;
-    st->rq = r;
-    write_back(st);
+    j->ctx = c;
+    j->rq = r;
+    write_back(st, j);
 }
 
 /* A request packet whose row, MR row and replay row have just been read: PSN check, then
  * (new requests) the validations in rxe's order, then what to execute. */
-HLS_INLINE void check_packet(responder_state *st) {
+HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
     const rsp_qpc_t c = st->qpc.hls_mem_rdata;
     const nic_mr_row_t mr = st->mr.hls_mem_rdata;
     const rsp_atom_t at = st->atom.hls_mem_rdata;
@@ -326,8 +345,8 @@ HLS_INLINE void check_packet(responder_state *st) {
     uint8_t op = h->opcode;
     uint8_t ext = roce_ext(op);
     uint32_t plen = (uint32_t)h->payload_len;
-    st->ctx = c;
-    st->rq = r;
+    j->ctx = c;
+    j->rq = r;
     st->discard = true;
     st->pay_rem = (uint16_t)plen;
     st->phase = plen ? RSP_PAY : RSP_FIN;
@@ -353,8 +372,13 @@ HLS_INLINE void check_packet(responder_state *st) {
          * request; nak_pending says so (resume_nak) and travels in the image */
         st->phase = RSP_IDLE;
         if (for_us && !c.nak_pending) {
-            st->ctx.nak_pending = 1;
-            write_back(st);
+            /* the row written from a copy of its own: through j, the write data would be
+             * the value after every store the other verdicts below make to j (a READ's EPSN
+             * add ran into the qpc write port; rsp_job_t says why) */
+            rsp_job_t g = {c, r};
+            g.ctx.nak_pending = 1;
+            write_back(st, &g);
+            j->ctx.nak_pending = 1;
         }
         return;
     }
@@ -393,18 +417,17 @@ HLS_INLINE void check_packet(responder_state *st) {
          * there cut each round's answer to the packets sent before the next retried READ
          * arrived: two packets of a 1 MiB READ per round, testbench/migration seed 9) */
         unsigned t = (r.head + r.count - 1) & (RSP_RD_SLOTS - 1);
-        unsigned sh = mtu_log(c.pmtu);
-        uint32_t tail_pkts = mtu_packets(r.len[t], sh);
+        uint32_t tail_pkts = mtu_packets_of(r.len[t], c.pmtu);
         bool behind = r.count != 0 && psn_le(psn_add(r.psn[t], tail_pkts), h->psn);
         if (!key_ok || !reth_ok || (behind && r.count >= RSP_RD_SLOTS)) {
             st->dropped = st->dropped + 1; /* no room: the requester's next round asks again */
         } else if (behind) {
-            put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, c.msn, false);
-            st->rq.count = (uint8_t)(r.count + 1);
+            put_read(st, j, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, c.msn, false);
+            j->rq.count = (uint8_t)(r.count + 1);
         } else {
-            st->rq.count = 1;
-            st->rq.started = 0;
-            put_read(st, r.head & (RSP_RD_SLOTS - 1), h->psn, c.msn, false);
+            j->rq.count = 1;
+            j->rq.started = 0;
+            put_read(st, j, r.head & (RSP_RD_SLOTS - 1), h->psn, c.msn, false);
         }
     } else if (rd_busy && !(is_read && dpsn == 0)) {
         park = true;
@@ -412,8 +435,8 @@ HLS_INLINE void check_packet(responder_state *st) {
         if (c.nak_pending) {
             st->dropped = st->dropped + 1; /* NAKed once already (9.7.5.1.2) */
         } else {
-            st->ctx.nak_pending = 1;
-            queue_ack(st, AETH_NAK_SEQ, (hls_u24)c.epsn);
+            j->ctx.nak_pending = 1;
+            queue_ack(st, j, AETH_NAK_SEQ, (hls_u24)c.epsn);
         }
     } else if (duplicate) {
         if (is_atomic) { /* answer from the replay cache, never execute twice */
@@ -425,7 +448,7 @@ HLS_INLINE void check_packet(responder_state *st) {
                     orig = at.orig[i];
                 }
             if (hit) {
-                roce_hdr_t d = base_desc(st, ROCE_OP_ATOMIC_ACKNOWLEDGE, h->psn);
+                roce_hdr_t d = base_desc(st, j, ROCE_OP_ATOMIC_ACKNOWLEDGE, h->psn);
                 d.aeth_syndrome = AETH_ACK;
                 d.aeth_msn = (hls_u24)c.msn;
                 d.atomic_orig = orig;
@@ -435,11 +458,11 @@ HLS_INLINE void check_packet(responder_state *st) {
                 st->dropped = st->dropped + 1;
             }
         } else { /* SEND/WRITE: not again; ACK the last good PSN (C9-105) */
-            queue_ack(st, AETH_ACK, (hls_u24)psn_sub(c.epsn, 1));
+            queue_ack(st, j, AETH_ACK, (hls_u24)psn_sub(c.epsn, 1));
         }
     } else {
-        st->ctx.nak_pending = 0; /* the expected PSN arrived: a new gap may be NAKed again */
-        uint32_t mtu = (uint32_t)1 << mtu_log(c.pmtu);
+        j->ctx.nak_pending = 0; /* the expected PSN arrived: a new gap may be NAKed again */
+        uint32_t mtu = (uint32_t)mtu_mul(1, c.pmtu);
         uint8_t want_open = (first || only || is_read || is_atomic)
                                 ? RSP_OPEN_NONE
                                 : (is_send ? RSP_OPEN_SEND : RSP_OPEN_WRITE);
@@ -450,19 +473,19 @@ HLS_INLINE void check_packet(responder_state *st) {
         uint32_t wrem = (first || only) ? h->reth_len : c.len;
         bool wlen_ok = !is_write || ((last || only) ? plen == wrem : plen <= wrem);
         if (c.open != want_open || !len_ok || !reth_ok) {
-            fatal(st, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
+            fatal(st, j, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
         } else if ((is_read || is_atomic) && r.count >= r.limit) {
             /* more READ/atomic requests than max_dest_rd_atomic (rxe check_resource):
              * the peer broke the limit it was given */
-            fatal(st, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
+            fatal(st, j, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
         } else if (need_wqe && c.rq_head == c.rq_tail) { /* 9.7.5.2.8 RNR, epsn stays */
-            queue_ack(st, (uint8_t)(AETH_RNR | (c.min_rnr & 0x1F)), h->psn);
+            queue_ack(st, j, (uint8_t)(AETH_RNR | (c.min_rnr & 0x1F)), h->psn);
         } else if (!key_ok && rd_busy) {
             park = true; /* the access NAK goes out after the earlier READs' responses */
         } else if (!key_ok) {
-            fatal(st, AETH_NAK_ACC, NIC_WC_REM_ACCESS_ERR);
+            fatal(st, j, AETH_NAK_ACC, NIC_WC_REM_ACCESS_ERR);
         } else if ((is_atomic && (va & 7)) || !wlen_ok) {
-            fatal(st, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
+            fatal(st, j, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
         } else if (is_send) {
             if (need_wqe) {
                 st->wqe_for_send = true;
@@ -471,30 +494,30 @@ HLS_INLINE void check_packet(responder_state *st) {
                 st->wqe_for_send = true;
                 st->phase = RSP_WQE_REQ;
             } else {
-                continue_send(st, last);
+                continue_send(st, j, last);
             }
         } else if (is_write) {
-            if (first || only) st->ctx.addr = h->reth_va;
-            st->ctx.off = ((first || only) ? 0 : c.off) + plen; /* = RETH length at the end */
-            st->pay_addr = st->ctx.addr;
-            st->ctx.addr = st->ctx.addr + plen;
-            st->ctx.len = wrem - plen;
-            st->ctx.epsn = psn_add(c.epsn, 1);
-            st->ctx.open = (last || only) ? RSP_OPEN_NONE : RSP_OPEN_WRITE;
-            if (last || only) st->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
-            if (h->ack_req) queue_ack(st, AETH_ACK, h->psn);
+            if (first || only) j->ctx.addr = h->reth_va;
+            j->ctx.off = ((first || only) ? 0 : c.off) + plen; /* = RETH length at the end */
+            st->pay_addr = j->ctx.addr;
+            j->ctx.addr = j->ctx.addr + plen;
+            j->ctx.len = wrem - plen;
+            j->ctx.epsn = psn_add(c.epsn, 1);
+            j->ctx.open = (last || only) ? RSP_OPEN_NONE : RSP_OPEN_WRITE;
+            if (last || only) j->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
+            if (h->ack_req) queue_ack(st, j, AETH_ACK, h->psn);
             st->discard = false;
             if (need_wqe) {
                 st->wqe_for_send = false;
                 st->phase = RSP_WQE_REQ;
             }
         } else if (is_read) {
-            uint32_t npkt = mtu_packets(h->reth_len, mtu_log(c.pmtu));
-            st->ctx.epsn = psn_add(c.epsn, npkt);
-            st->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
+            uint32_t npkt = mtu_packets_of(h->reth_len, c.pmtu);
+            j->ctx.epsn = psn_add(c.epsn, npkt);
+            j->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
             /* queued behind the READs not yet answered; IDLE schedules its packets */
-            put_read(st, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, st->ctx.msn, true);
-            st->rq.count = (uint8_t)(r.count + 1);
+            put_read(st, j, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, j->ctx.msn, true);
+            j->rq.count = (uint8_t)(r.count + 1);
         } else {
             st->phase = RSP_AT_REQ;
         }
@@ -509,54 +532,54 @@ HLS_INLINE void check_packet(responder_state *st) {
 
 /* The RQ WQE fetched for this packet: SEND_FIRST/ONLY opens the buffer (after its lkey
  * check, next cycle); WRITE_*_IMM makes its completion. */
-HLS_INLINE void take_wqe(responder_state *st, const nic_dma_resp_t *r) {
+HLS_INLINE void take_wqe(responder_state *st, rsp_job_t *j, const nic_dma_resp_t *r) {
     uint32_t plen = (uint32_t)st->pkt.hdr.payload_len;
     st->phase = plen ? RSP_PAY : RSP_FIN;
     if (r->err) {
-        fatal(st, AETH_NAK_OP, NIC_WC_LOC_QP_OP_ERR);
+        fatal(st, j, AETH_NAK_OP, NIC_WC_LOC_QP_OP_ERR);
         return;
     }
     uint64_t wr_id = (uint64_t)r->data;
-    if (st->ctx.wqe_reload) { /* the open SEND's WQE again: its lkey was checked at FIRST */
-        st->ctx.wqe_reload = 0;
-        st->ctx.wqe_id = wr_id;
-        st->ctx.addr = (uint64_t)(r->data >> 64);
-        st->ctx.len = (uint32_t)(r->data >> 128);
-        continue_send(st, st->pkt.hdr.opcode != ROCE_OP_SEND_MIDDLE);
+    if (j->ctx.wqe_reload) { /* the open SEND's WQE again: its lkey was checked at FIRST */
+        j->ctx.wqe_reload = 0;
+        j->ctx.wqe_id = wr_id;
+        j->ctx.addr = (uint64_t)(r->data >> 64);
+        j->ctx.len = (uint32_t)(r->data >> 128);
+        continue_send(st, j, st->pkt.hdr.opcode != ROCE_OP_SEND_MIDDLE);
         return;
     }
-    st->ctx.rq_head = st->ctx.rq_head + 1;
+    j->ctx.rq_head = j->ctx.rq_head + 1;
     if (st->wqe_for_send) {
         uint32_t lkey = (uint32_t)(r->data >> 160);
-        st->ctx.wqe_id = wr_id;
-        st->ctx.addr = (uint64_t)(r->data >> 64);
-        st->ctx.len = (uint32_t)(r->data >> 128);
-        st->ctx.off = 0;
-        st->ctx.open = RSP_OPEN_SEND;
+        j->ctx.wqe_id = wr_id;
+        j->ctx.addr = (uint64_t)(r->data >> 64);
+        j->ctx.len = (uint32_t)(r->data >> 128);
+        j->ctx.off = 0;
+        j->ctx.open = RSP_OPEN_SEND;
         st->wqe_lkey = lkey;
         hls_mem_read(&st->mr, nic_mr_of_key(st->pkt.fn, lkey));
         st->phase = RSP_WQE_KEY;
     } else {
-        queue_cqe(st, wr_id, st->ctx.off, NIC_WC_RECV_RDMA_WITH_IMM, NIC_WC_SUCCESS, true);
+        queue_cqe(st, j, wr_id, j->ctx.off, NIC_WC_RECV_RDMA_WITH_IMM, NIC_WC_SUCCESS, true);
     }
 }
 
 /* The receive buffer must lie in an MR of the QP's PD with LOCAL_WRITE (rxe copy_data: a bad
  * lkey is a malformed WQE, class A: NAK remote operational error); then the SEND's length
  * against the buffer. */
-HLS_INLINE void open_send(responder_state *st) {
+HLS_INLINE void open_send(responder_state *st, rsp_job_t *j) {
     const nic_mr_row_t mr = st->mr.hls_mem_rdata;
     uint32_t plen = (uint32_t)st->pkt.hdr.payload_len;
-    bool buf_ok = mr_check(&mr, st->wqe_lkey, st->ctx.pd, st->ctx.addr, st->ctx.len, NIC_ACC_LOCAL_WRITE);
+    bool buf_ok = mr_check(&mr, st->wqe_lkey, j->ctx.pd, j->ctx.addr, j->ctx.len, NIC_ACC_LOCAL_WRITE);
     st->phase = plen ? RSP_PAY : RSP_FIN;
     if (!buf_ok) {
-        fatal(st, AETH_NAK_OP, NIC_WC_LOC_PROT_ERR);
-    } else if (plen > st->ctx.len) {
-        fatal(st, AETH_NAK_INV, NIC_WC_LOC_LEN_ERR);
+        fatal(st, j, AETH_NAK_OP, NIC_WC_LOC_PROT_ERR);
+    } else if (plen > j->ctx.len) {
+        fatal(st, j, AETH_NAK_INV, NIC_WC_LOC_LEN_ERR);
     } else {
-        st->pay_addr = st->ctx.addr;
-        st->ctx.off = plen;
-        accept_send(st, st->pkt.hdr.opcode != ROCE_OP_SEND_FIRST);
+        st->pay_addr = j->ctx.addr;
+        j->ctx.off = plen;
+        accept_send(st, j, st->pkt.hdr.opcode != ROCE_OP_SEND_FIRST);
     }
 }
 
@@ -590,9 +613,8 @@ HLS_INLINE hls_u128 resp_qp_word(const rsp_qpc_t *c, const rsp_rdq_t *r, const r
     bool behind = r->count > 1 && ((r->fresh >> ((h + 1) & (RSP_RD_SLOTS - 1))) & 1);
     uint32_t epsn = behind ? r->psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c->epsn;
     uint32_t msn = (c->msn - (behind ? (uint32_t)r->count - 1 : 0)) & ROCE_PSN_MASK;
-    unsigned sh = mtu_log(c->pmtu);
     uint32_t left = r->len[h];
-    uint32_t pkts = mtu_packets(left, sh);
+    uint32_t pkts = mtu_packets_of(left, c->pmtu);
     bool read_kept = r->count != 0 && c->open == RSP_OPEN_NONE &&
                      psn_add(r->psn[h], pkts) == epsn;
     unsigned cls = c->open != RSP_OPEN_NONE ? c->open : (read_kept ? NIC_CTX_RSP_POS_READ : 0u);
@@ -649,7 +671,7 @@ HLS_INLINE void load_resp_qp_word(rsp_qpc_t *c, rsp_rdq_t *r, rsp_atom_t *a, uns
 }
 
 /* A context-port job on the rows read in IDLE: answer the word, or write it and answer it. */
-HLS_INLINE void serve_ctx(responder_state *st) {
+HLS_INLINE void serve_ctx(responder_state *st, rsp_job_t *j) {
     rsp_qpc_t c = st->qpc.hls_mem_rdata;
     rsp_rdq_t r = st->rdq.hls_mem_rdata;
     rsp_atom_t a = st->atom.hls_mem_rdata;
@@ -670,9 +692,9 @@ HLS_INLINE void serve_ctx(responder_state *st) {
             a.psn[slot] = (uint32_t)(d >> NIC_CTX_RSP_ATOM_PSN) & ROCE_PSN_MASK;
         }
         hls_mem_write(&st->atom, st->row, a);
-        st->ctx = c;
-        st->rq = r;
-        write_back(st); /* bg_work follows the loaded row: RUN schedules it */
+        j->ctx = c;
+        j->rq = r;
+        write_back(st, j); /* bg_work follows the loaded row: RUN schedules it */
         st->phase = RSP_EMIT;
     }
     nic_event_t e = {0};
@@ -692,12 +714,12 @@ HLS_INLINE void serve_ctx(responder_state *st) {
  * request the closed gate dropped also sets): a peer that never sent one may be in RTR,
  * where a response is dropped as a bad header (rxe_recv.c check_type_state), and has
  * nothing to resend. */
-HLS_INLINE void resume_nak(responder_state *st) {
-    bool peer_sent = st->ctx.msn != 0 || st->ctx.open != RSP_OPEN_NONE || st->ctx.nak_pending != 0;
+HLS_INLINE void resume_nak(responder_state *st, rsp_job_t *j) {
+    bool peer_sent = j->ctx.msn != 0 || j->ctx.open != RSP_OPEN_NONE || j->ctx.nak_pending != 0;
     st->resume_nak = bit_set(st->resume_nak, st->row, false);
-    if (state_accepts(st->ctx.state) && peer_sent) {
-        st->ctx.nak_pending = 1;
-        queue_ack(st, AETH_NAK_SEQ, (hls_u24)st->ctx.epsn);
+    if (state_accepts(j->ctx.state) && peer_sent) {
+        j->ctx.nak_pending = 1;
+        queue_ack(st, j, AETH_NAK_SEQ, (hls_u24)j->ctx.epsn);
         st->phase = RSP_FIN;
     } else {
         st->phase = RSP_IDLE;
@@ -716,6 +738,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     out->acks_sent = st->acks_sent;
     out->naks_sent = st->naks_sent;
     out->dropped = st->dropped;
+    const rsp_job_t now = {st->ctx, st->rq}; /* the rows as registered at this edge (rsp_job_t) */
 
     /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
      * function that is not suspended (RUN reschedules whatever the rows hold) */
@@ -850,13 +873,19 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         break;
     }
 
-    case RSP_CFG:
-        apply_cfg(st);
+    case RSP_CFG: {
+        rsp_job_t w = now, *j = &w;
+        apply_cfg(st, j);
+        keep(st, &w);
         break;
+    }
 
-    case RSP_CTX:
-        serve_ctx(st);
+    case RSP_CTX: {
+        rsp_job_t w = now, *j = &w;
+        serve_ctx(st, j);
+        keep(st, &w);
         break;
+    }
 
     case RSP_EMIT: { /* markers / a context answer: the three streams move independently */
         out->tx_desc.valid = st->need_ack;
@@ -876,29 +905,36 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     }
 
     case RSP_DB: { /* in ERR the new WQEs are flushed as background work */
+        rsp_job_t w = now, *j = &w;
         rsp_qpc_t c = st->qpc.hls_mem_rdata;
         bool match = c.qpn == st->db_num && c.state != NIC_QPS_RESET;
         if (match) c.rq_tail = st->db_index;
-        st->ctx = c;
-        st->rq = st->rdq.hls_mem_rdata;
-        write_back(st);
+        j->ctx = c;
+        j->rq = st->rdq.hls_mem_rdata;
+        write_back(st, j);
+        keep(st, &w);
         break;
     }
 
-    case RSP_CHECK:
-        check_packet(st);
+    case RSP_CHECK: {
+        rsp_job_t w = now, *j = &w;
+        check_packet(st, j);
+        keep(st, &w);
         break;
+    }
 
     case RSP_BG: { /* one unit of the QP's background work: a flushed WQE or a READ packet */
-        st->ctx = st->qpc.hls_mem_rdata;
-        st->rq = st->rdq.hls_mem_rdata;
+        rsp_job_t w = now, *j = &w;
+        j->ctx = st->qpc.hls_mem_rdata;
+        j->rq = st->rdq.hls_mem_rdata;
         st->need_cqe = false;
         st->need_ack = false;
         st->need_ev = false;
-        if (st->rq.flush && st->ctx.rq_head != st->ctx.rq_tail) st->phase = RSP_FL_REQ;
-        else if (st->rq.count != 0) begin_rd_turn(st);
-        else if (bit_of(st->resume_nak, st->row)) resume_nak(st);
-        else write_back(st); /* nothing left: the QP leaves bg_work */
+        if (j->rq.flush && j->ctx.rq_head != j->ctx.rq_tail) st->phase = RSP_FL_REQ;
+        else if (j->rq.count != 0) begin_rd_turn(st, j);
+        else if (bit_of(st->resume_nak, st->row)) resume_nak(st, j);
+        else write_back(st, j); /* nothing left: the QP leaves bg_work */
+        keep(st, &w);
         break;
     }
 
@@ -906,29 +942,38 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     case RSP_FL_REQ:
         out->dma_req.valid = true;
         out->dma_req.data.tag = RSP_TAG_WQE;
-        out->dma_req.data.addr = rq_wqe_addr(&st->ctx);
+        out->dma_req.data.addr = rq_wqe_addr(&now.ctx);
         out->dma_req.data.len = sizeof(nic_rq_wqe_t);
         if (in->dma_req_ready) st->phase = st->phase == RSP_FL_REQ ? RSP_FL_RSP : RSP_WQE_RSP;
         break;
 
-    case RSP_WQE_RSP:
+    case RSP_WQE_RSP: {
+        rsp_job_t w = now, *j = &w;
         out->dma_resp_ready = true;
-        if (in->dma_resp.valid) take_wqe(st, &in->dma_resp.data);
+        if (in->dma_resp.valid) take_wqe(st, j, &in->dma_resp.data);
+        keep(st, &w);
         break;
+    }
 
-    case RSP_WQE_KEY:
-        open_send(st);
+    case RSP_WQE_KEY: {
+        rsp_job_t w = now, *j = &w;
+        open_send(st, j);
+        keep(st, &w);
         break;
+    }
 
-    case RSP_FL_RSP:
+    case RSP_FL_RSP: {
+        rsp_job_t w = now, *j = &w;
         out->dma_resp_ready = true;
         if (in->dma_resp.valid) {
-            queue_cqe(st, (uint64_t)in->dma_resp.data.data, 0, NIC_WC_RECV, NIC_WC_WR_FLUSH_ERR,
+            queue_cqe(st, j, (uint64_t)in->dma_resp.data.data, 0, NIC_WC_RECV, NIC_WC_WR_FLUSH_ERR,
                       false);
-            st->ctx.rq_head = st->ctx.rq_head + 1;
+            j->ctx.rq_head = j->ctx.rq_head + 1;
             st->phase = RSP_FIN;
         }
+        keep(st, &w);
         break;
+    }
 
     case RSP_PAY: {
         if (st->pay_rem == 0) {
@@ -958,6 +1003,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     }
 
     case RSP_RD: {
+        rsp_job_t w = now, *j = &w;
         /* desc and payload move independently: roce_tx takes the desc only after the
          * payload, a FIFO takes it first; the packet is done when both have moved.
          * DMA reads are issued per response packet, in order, up to RSP_RD_AHEAD packets
@@ -966,7 +1012,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
          * the turn ends at a packet boundary with no read outstanding. */
         bool others = in->cfg.valid || in->rq_db.valid || (in->rx_pkt.valid && !st->parked) ||
                       (st->parked && park_row != st->row) || (eligible & ~bit_set(0, st->row, true)) != 0;
-        uint32_t mtu = (uint32_t)1 << mtu_log(st->ctx.pmtu);
+        uint32_t mtu = (uint32_t)mtu_mul(1, j->ctx.pmtu);
         uint32_t iss_n = st->iss_rem < mtu ? st->iss_rem : mtu;
         bool can_issue = st->iss_rem != 0 && st->ahead < RSP_RD_AHEAD &&
                          (st->ahead == 0 || st->iss_hold || !others);
@@ -1001,11 +1047,12 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
          * already chosen, so this one ends only once that read has gone */
         if (desc_done && tx_rem == 0 && !st->iss_hold) {
             if (st->rd_n != 0) ahead = (uint8_t)(ahead - 1);
-            advance_rd(st);
-            if (ahead != 0) start_rd_pkt(st); /* its read is out: it is started, send it */
-            else write_back(st);              /* a boundary: the position is in the row */
+            advance_rd(st, j);
+            if (ahead != 0) start_rd_pkt(st, j); /* its read is out: it is started, send it */
+            else write_back(st, j);              /* a boundary: the position is in the row */
         }
         st->ahead = ahead;
+        keep(st, &w);
         break;
     }
 
@@ -1017,33 +1064,40 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         if (in->dma_req_ready) st->phase = RSP_AT_RSP;
         break;
 
-    case RSP_AT_RSP:
+    case RSP_AT_RSP: {
+        rsp_job_t w = now, *j = &w;
         out->dma_resp_ready = true;
         if (in->dma_resp.valid) {
             uint64_t orig = (uint64_t)in->dma_resp.data.data;
             st->at_orig = orig;
             if (in->dma_resp.data.err) {
                 st->phase = RSP_FIN;
-                fatal(st, AETH_NAK_OP, NIC_WC_LOC_QP_OP_ERR);
+                fatal(st, j, AETH_NAK_OP, NIC_WC_LOC_QP_OP_ERR);
             } else if (atomic_result(&st->pkt.hdr, orig) == orig) {
-                finish_atomic(st); /* failed compare (or add 0): memory is left alone */
+                finish_atomic(st, j); /* failed compare (or add 0): memory is left alone */
             } else {
                 st->phase = RSP_AT_WR;
             }
         }
+        keep(st, &w);
         break;
+    }
 
-    case RSP_AT_WR:
+    case RSP_AT_WR: {
+        rsp_job_t w = now, *j = &w;
         out->dma_req.valid = true;
         out->dma_req.data.write = true;
         out->dma_req.data.tag = RSP_TAG_ATOMIC;
         out->dma_req.data.addr = st->pkt.hdr.atomic_va;
         out->dma_req.data.len = 8;
         out->dma_req.data.data = atomic_result(&st->pkt.hdr, st->at_orig);
-        if (in->dma_req_ready) finish_atomic(st);
+        if (in->dma_req_ready) finish_atomic(st, j);
+        keep(st, &w);
         break;
+    }
 
-    case RSP_FIN: /* CQE after the data writes, then the ACK/NAK, then the event */
+    case RSP_FIN: { /* CQE after the data writes, then the ACK/NAK, then the event */
+        rsp_job_t w = now, *j = &w;
         if (st->need_cqe) {
             out->cqe.valid = true;
             out->cqe.data = st->cqe;
@@ -1063,9 +1117,11 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             out->ev.data = st->ev;
             if (in->ev_ready) st->need_ev = false;
         } else {
-            write_back(st);
+            write_back(st, j);
         }
+        keep(st, &w);
         break;
+    }
 
     default:
         st->phase = RSP_IDLE;
