@@ -135,10 +135,19 @@ enum { FWD_IDLE = 0, FWD_ENTRY = 1, FWD_BEATS = 2 };
 typedef struct {
     HLS_MEM(hls_u512, RXD_RING) ring;  /* payload bytes only: bytes/last follow from the length */
     hls_uint(RXD_RING_BITS + 1) wp;    /* ring write pointer (one extra bit: full vs empty) */
-    hls_uint(RXD_RING_BITS + 1) claimed; /* first beat no descriptor has claimed yet */
+    /* frames of this class with payload whose last beat is in the ring / whose descriptor is
+     * taken (two counters, each changed by one stage): a descriptor with payload is complete
+     * when got != taken, since a class's frames and their descriptors come in the same order */
+    uint8_t frames_got, frames_taken;
     hls_uint(RXD_RING_BITS + 1) rp;    /* first beat not yet read or freed by the forwarder */
+    /* (wp - rp) == RXD_RING as a register of its own: reception's ready (and the write it
+     * lets through, wp + 1) would otherwise follow a subtract and a compare */
+    bool ring_full;
     HLS_MEM(rxd_word_t, RXD_QUEUE) queue; /* entry_pack()ed */
     hls_uint(RXD_QUEUE_BITS + 1) qw, qr;
+    /* (qw - qr) == RXD_QUEUE as a register of its own: the queue's room decides a push,
+     * whose qw + 1 would otherwise follow a subtract and a compare in the same cycle */
+    bool queue_full;
     hls_uint(2) phase;                 /* FWD_*: the entry being forwarded is queue.hls_mem_rdata */
     uint8_t left;                      /* its beats not yet sent */
     uint32_t count;                    /* packets sent (to_responder / to_completer) */
@@ -174,6 +183,8 @@ typedef struct {
     nic_rx_pkt_t pkt;
     bool pay_valid;
     nic_beat_t pay;
+    bool popped;                      /* the head entry read out of the queue (queue_full) */
+    bool freed;                       /* rp moved on by one beat or more (ring_full) */
 } rxd_offer_t;
 
 /* The function's NIC_CTX_FN word (nic_ctx.h). */
@@ -181,7 +192,20 @@ HLS_INLINE hls_u128 fn_word(const rxd_fn_t *f) {
     return (hls_u128)f->mac | ((hls_u128)f->ip << NIC_CTX_FN_IP) | ((hls_u128)f->valid << NIC_CTX_FN_VALID);
 }
 
-HLS_INLINE bool queue_has_room(const rxd_class_t *c) { return (hls_uint(RXD_QUEUE_BITS + 1))(c->qw - c->qr) != RXD_QUEUE; }
+HLS_INLINE bool queue_has_room(const rxd_class_t *c) { return !c->queue_full; }
+
+/* queue_full for the next cycle from this cycle's push and pop: one entry short of full
+ * (a compare of the registers as they were at the start of the cycle) and a push without a
+ * pop fills it; a pop without a push empties a slot */
+HLS_INLINE bool queue_full_next(const rxd_class_t *c, bool one_short, bool pushed, bool popped) {
+    return pushed == popped ? c->queue_full : pushed && one_short;
+}
+
+/* ring_full for the next cycle: one beat short of full and a beat written with none freed
+ * fills it; any beat freed leaves room (a write never meets a full ring) */
+HLS_INLINE bool ring_full_next(const rxd_class_t *c, bool one_short, bool written, bool freed) {
+    return !freed && (written ? one_short : c->ring_full);
+}
 
 HLS_INLINE void queue_push(rxd_class_t *c, rxd_entry_t e) {
     hls_mem_write(&c->queue, c->qw, entry_pack(&e));
@@ -206,6 +230,7 @@ HLS_INLINE rxd_offer_t forward(rxd_class_t *c, bool pkt_ready, bool pay_ready) {
         if (c->qw != qr) {
             hls_mem_read(&c->queue, qr);
             c->qr = qr + 1;
+            o.popped = true;
             c->phase = FWD_ENTRY;
         }
     } else if (phase == FWD_ENTRY) {
@@ -218,6 +243,7 @@ HLS_INLINE rxd_offer_t forward(rxd_class_t *c, bool pkt_ready, bool pay_ready) {
             c->phase = FWD_BEATS;
         } else {
             c->rp = rp + e.beats;  /* none, or freed unsent */
+            o.freed = e.beats != 0;
             c->phase = FWD_IDLE;
         }
     } else {
@@ -228,6 +254,7 @@ HLS_INLINE rxd_offer_t forward(rxd_class_t *c, bool pkt_ready, bool pay_ready) {
         o.pay.last = last;
         if (!pay_ready) return o;
         c->rp = rp + 1;
+        o.freed = true;
         c->left = left - 1;
         if (last) c->phase = FWD_IDLE;
         else hls_mem_read(&c->ring, rp + 1); /* the next beat */
@@ -243,11 +270,14 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
     out->dropped_len = st->cnt_len;
     out->dropped_mig = st->cnt_mig;
 
-    /* ring fill and unclaimed beats as they were at the start of the cycle */
-    hls_uint(RXD_RING_BITS + 1) used_req = st->req.wp - st->req.rp, used_resp = st->resp.wp - st->resp.rp;
-    hls_uint(RXD_RING_BITS + 1) new_req = st->req.wp - st->req.claimed, new_resp = st->resp.wp - st->resp.claimed;
+    /* ring fill as it was at the start of the cycle */
+    bool ring_one_short_req = (hls_uint(RXD_RING_BITS + 1))(st->req.wp - st->req.rp) == RXD_RING - 1;
+    bool ring_one_short_resp = (hls_uint(RXD_RING_BITS + 1))(st->resp.wp - st->resp.rp) == RXD_RING - 1;
     /* queue room too: an entry the forwarder reads this cycle frees its slot for the next */
     bool room_q_req = queue_has_room(&st->req), room_q_resp = queue_has_room(&st->resp);
+    bool one_short_req = (hls_uint(RXD_QUEUE_BITS + 1))(st->req.qw - st->req.qr) == RXD_QUEUE - 1;
+    bool one_short_resp = (hls_uint(RXD_QUEUE_BITS + 1))(st->resp.qw - st->resp.qr) == RXD_QUEUE - 1;
+    bool push_req = false, push_resp = false;
 
     /* ---- forward: each class on its own port, before classify queues new entries (an
      * entry written this cycle is read at the earliest in the next) ---- */
@@ -281,6 +311,7 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
             m.send_hdr = true;
             queue_push(&st->req, m);
             queue_push(&st->resp, m);
+            push_req = push_resp = true;
             st->mark &= (hls_uint(NIC_FNS)) ~(1u << (unsigned)f);
         }
     } else if (st->held_valid) {
@@ -307,6 +338,8 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
         rxd_class_t *c = st->held_resp ? &st->resp : &st->req;
         if (st->held_resp ? room_q_resp : room_q_req) {
             queue_push(c, e);
+            push_resp = st->held_resp;
+            push_req = !st->held_resp;
             held_free = true;
             st->held_valid = false;
             if (!ok || !(req || resp)) st->cnt_bad++;
@@ -316,6 +349,9 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
         }
     }
 
+    st->req.queue_full = queue_full_next(&st->req, one_short_req, push_req, oq.popped);
+    st->resp.queue_full = queue_full_next(&st->resp, one_short_resp, push_resp, os.popped);
+
     /* ---- take the head descriptor once all of its frame's beats are in its class's ring
      * (the descriptor FIFO may run ahead of the payload FIFO) ---- */
     const roce_hdr_t *h = &in->rx_desc.data.hdr;
@@ -323,11 +359,11 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
     unsigned nbeats = ((unsigned)h->payload_len + 63) >> 6;
     bool big = h->payload_len > 64 * RXD_MAX_BEATS;   /* nbeats > 64, without the adder */
     unsigned stored = big ? RXD_MAX_BEATS : nbeats;
-    /* where the class's unclaimed beats start if this descriptor is taken: computed whether
-     * or not it is, so the take only selects it */
-    hls_uint(RXD_RING_BITS + 1) claimed_req = st->req.claimed + stored, claimed_resp = st->resp.claimed + stored;
-    /* new >= ceil(len / 64) written as 64 * new >= len: a compare, no adder before it */
-    bool complete = big ? st->big_got != st->big_taken : ((unsigned)(resp ? new_resp : new_req) << 6) >= (unsigned)h->payload_len;
+    /* its frame's beats all in: none to wait for, or the frame counted by reception (a
+     * compare of two registers, not a beat count against the length) */
+    rxd_class_t *dc = resp ? &st->resp : &st->req;
+    bool has_payload = h->payload_len != 0;
+    bool complete = big ? st->big_got != st->big_taken : !has_payload || dc->frames_got != dc->frames_taken;
     out->rx_desc_ready = complete && held_free;
     /* the function whose IP and MAC the packet is addressed to (lowest index wins): a 4-entry
      * compare, done here so that classify only selects the function's gate bit */
@@ -338,8 +374,14 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
             found = true;
             fn = (nic_fn_t)i;
         }
+    /* the three take counters' next values, each from its register alone (written inside
+     * the branches below, the increments would be one adder behind a select of the three) */
+    uint8_t big_taken_next = st->big_taken + 1;
+    uint8_t req_taken_next = st->req.frames_taken + 1, resp_taken_next = st->resp.frames_taken + 1;
     if (hls_fire(in->rx_desc.valid, out->rx_desc_ready)) {
-        if (big) st->big_taken++;
+        if (big) st->big_taken = big_taken_next;
+        else if (has_payload && resp) st->resp.frames_taken = resp_taken_next;
+        else if (has_payload) st->req.frames_taken = req_taken_next;
         st->held_found = found;
         st->held_fn = fn;
         st->held_valid = true;
@@ -347,16 +389,17 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
         st->held_resp = resp;
         st->held_big = big;
         st->held_beats = (uint8_t)stored;
-        if (resp) st->resp.claimed = claimed_resp;
-        else st->req.claimed = claimed_req;
     }
 
     /* ---- reception: store payload beats in their class's ring ---- */
     const roce_rx_beat_t *p = &in->rx_pay.data;
     bool discard = st->rx_cnt >= RXD_MAX_BEATS; /* beats past 4096 bytes are not kept */
-    out->rx_pay_ready = discard || (p->resp ? used_resp : used_req) != RXD_RING;
+    out->rx_pay_ready = discard || !(p->resp ? st->resp.ring_full : st->req.ring_full);
+    bool written_req = false, written_resp = false;
     if (hls_fire(in->rx_pay.valid, out->rx_pay_ready)) {
         if (!discard) {
+            written_resp = p->resp;
+            written_req = !p->resp;
             rxd_class_t *c = p->resp ? &st->resp : &st->req;
             hls_mem_write(&c->ring, c->wp, p->beat.data);
             c->wp = c->wp + 1;
@@ -364,10 +407,15 @@ HLS_TOP void rx_dispatch(const rx_dispatch_in *in, rx_dispatch_out *out, rx_disp
         if (p->beat.last) {
             st->rx_cnt = 0;
             if (discard) st->big_got++;
+            else if (p->resp) st->resp.frames_got++;
+            else st->req.frames_got++;
         } else if (!discard) {
             st->rx_cnt++;
         }
     }
+
+    st->req.ring_full = ring_full_next(&st->req, ring_one_short_req, written_req, oq.freed);
+    st->resp.ring_full = ring_full_next(&st->resp, ring_one_short_resp, written_resp, os.freed);
 
     /* ---- the context answer ---- */
     out->ev.valid = st->ev_valid;

@@ -192,6 +192,29 @@ static void port_take_beat(port_rx_t *r, const nic_beat_t *b) {
     if (b->last) r->cur = -1;
 }
 
+/* rx_dispatch keeps "queue full" and "ring full" as registers of their own (for timing);
+ * each must equal what the pointers say, every cycle. Counts the cycles each was set. */
+static struct {
+    bool ok;
+    unsigned queue_full, ring_full;
+    char why[160];
+} full_flags = {.ok = true};
+
+static void check_full_flags(const rx_dispatch_state *d, unsigned long long cyc) {
+    const rxd_class_t *c[2] = {&d->req, &d->resp};
+    for (unsigned k = 0; k < 2; k++) {
+        bool q = (hls_uint(RXD_QUEUE_BITS + 1))(c[k]->qw - c[k]->qr) == RXD_QUEUE;
+        bool r = (hls_uint(RXD_RING_BITS + 1))(c[k]->wp - c[k]->rp) == RXD_RING;
+        full_flags.queue_full += q;
+        full_flags.ring_full += r;
+        if (full_flags.ok && (q != c[k]->queue_full || r != c[k]->ring_full)) {
+            full_flags.ok = false;
+            snprintf(full_flags.why, sizeof full_flags.why, "cycle %llu, %s: queue_full %d (pointers %d), ring_full %d (pointers %d)",
+                     cyc, k ? "resp" : "req", c[k]->queue_full, q, c[k]->ring_full, r);
+        }
+    }
+}
+
 static void test_rx_dispatch(void) {
     make_packets();
     static roce_rx_state rx;
@@ -243,6 +266,7 @@ static void test_rx_dispatch(void) {
         din.resp_pay_ready = !chance(30);
         hls_edge_queue_bind(edges); /* rx_dispatch and roce_rx share one clock: one queue */
         rx_dispatch(&din, &dout, &d);
+        check_full_flags(&d, cyc);
         /* stream rule on our outputs: a beat offered and not taken stays unchanged */
         bool stall_now[4] = {dout.req_pkt.valid && !din.req_pkt_ready, dout.req_pay.valid && !din.req_pay_ready,
                              dout.resp_pkt.valid && !din.resp_pkt_ready, dout.resp_pay.valid && !din.resp_pay_ready};
@@ -339,6 +363,7 @@ static void test_rx_paths_independent(void) {
         hls_edge_queue_bind(edges);
         rx_dispatch(&in, &out, &d);
         hls_clock_edge(edges);
+        check_full_flags(&d, cyc);
         cfg_sent |= out.cfg_ready;
         if (in.rx_pay.valid && out.rx_pay_ready) bi++;
         if (in.rx_desc.valid && out.rx_desc_ready) di++, bi = 0;
@@ -545,12 +570,83 @@ static void test_tx_arb_no_starvation(void) {
     check(max_wait <= 65 && b_sent > 500 && a_sent > 1000, name, why);
 }
 
+/* The request class filled up: 20 requests without payload while the responder takes
+ * nothing (the queue of 16 full, the rest wait), then four of 4096 bytes taken a beat every
+ * fourth cycle (the ring of 128 beats full). Every request comes out once, in order, with
+ * its own beats: what the full flags hold back is only delayed. */
+static void test_rx_full(void) {
+    enum { NSMALL = 20, NBIG = 4, N = NSMALL + NBIG };
+    static rx_dispatch_state d;
+    memset(&d, 0, sizeof d);
+    roce_rx_desc_t desc[N];
+    for (unsigned i = 0; i < N; i++) {
+        roce_rx_desc_t x = {0};
+        x.hdr.opcode = ROCE_OP_SEND_ONLY;
+        x.hdr.payload_len = (hls_uint(14))(i < NSMALL ? 0 : 4096);
+        x.hdr.dst_mac = FN_MAC[0];
+        x.hdr.dst_ip = FN_IP[0];
+        x.hdr.psn = (hls_u24)i;
+        desc[i] = x;
+    }
+    unsigned di = 0, bi = 0, got_pkts = 0, got_beats = 0, bad = 0;
+    unsigned queue_full_at = 0, ring_full_at = 0;
+    bool cfg_sent = false;
+    for (unsigned cyc = 0; cyc < 20000 && got_pkts + got_beats < N + NBIG * 64; cyc++) {
+        rx_dispatch_in in = {0};
+        rx_dispatch_out out = {0};
+        in.cfg.valid = !cfg_sent;
+        in.cfg.data = (nic_cfg_t){.kind = NIC_CFG_FN, .fn = 0, .mac = FN_MAC[0], .ip = FN_IP[0], .valid = true};
+        /* frames once the function is set (a packet before it is dropped, not addressed) */
+        unsigned nb = di < N ? ((unsigned)desc[di].hdr.payload_len + 63) / 64 : 0;
+        in.rx_pay.valid = cfg_sent && di < N && bi < nb;
+        in.rx_pay.data.beat.data = ((hls_u512)di << 16) | bi;
+        in.rx_pay.data.beat.bytes = 64;
+        in.rx_pay.data.beat.last = bi + 1 == nb;
+        in.rx_desc.valid = cfg_sent && di < N && bi == nb;
+        if (di < N) in.rx_desc.data = desc[di];
+        in.req_pkt_ready = cyc >= 500;
+        in.req_pay_ready = cyc >= 500 && cyc % 4 == 0;
+        in.ev_ready = true;
+        hls_edge_queue_bind(edges);
+        rx_dispatch(&in, &out, &d);
+        hls_clock_edge(edges);
+        check_full_flags(&d, cyc);
+        if (!queue_full_at && d.req.queue_full) queue_full_at = cyc;
+        if (!ring_full_at && d.req.ring_full) ring_full_at = cyc;
+        cfg_sent |= out.cfg_ready;
+        if (in.rx_pay.valid && out.rx_pay_ready) bi++;
+        if (in.rx_desc.valid && out.rx_desc_ready) di++, bi = 0;
+        if (out.req_pkt.valid && in.req_pkt_ready) {
+            if ((unsigned)out.req_pkt.data.hdr.psn != got_pkts) bad++;
+            got_pkts++;
+        }
+        if (out.req_pay.valid && in.req_pay_ready) {
+            unsigned tag = (unsigned)(out.req_pay.data.data >> 16), beat = (unsigned)(out.req_pay.data.data & 0xFFFF);
+            if (tag != NSMALL + got_beats / 64 || beat != got_beats % 64) bad++;
+            got_beats++;
+        }
+    }
+    char why[200];
+    snprintf(why, sizeof why, "queue full at cycle %u, ring full at %u; requests %u (of %u), beats %u (of %u), %u out of order",
+             queue_full_at, ring_full_at, got_pkts, N, got_beats, NBIG * 64, bad);
+    check(queue_full_at && ring_full_at && got_pkts == N && got_beats == NBIG * 64 && bad == 0,
+          "rx_dispatch: a full request queue and a full ring only delay: every request once, in order, its beats intact", why);
+}
+
 int main(int argc, char **argv) {
     edges = hls_edge_queue_new();
     if (argc > 1) rs = strtoull(argv[1], NULL, 0);
     printf("seed 0x%llx\n", (unsigned long long)rs);
     test_rx_dispatch();
     test_rx_paths_independent();
+    test_rx_full();
+    {
+        char why[200];
+        snprintf(why, sizeof why, "%s (queue full %u cycles, ring full %u)", full_flags.ok ? "never seen full" : full_flags.why,
+                 full_flags.queue_full, full_flags.ring_full);
+        check(full_flags.ok && full_flags.queue_full && full_flags.ring_full,
+              "rx_dispatch: queue_full and ring_full registers equal the pointers' fill every cycle (each seen set)", why);
+    }
     test_tx_arb();
     test_tx_arb_no_starvation();
     return failures ? 1 : 0;
