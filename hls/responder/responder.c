@@ -334,11 +334,33 @@ HLS_INLINE void apply_cfg(responder_state *st, rsp_job_t *j) {
     write_back(st, j);
 }
 
-/* A request packet whose row, MR row and replay row have just been read: PSN check, then
+/* The packet carries an rkey (9.7.4.1.5): a RETH (WRITE FIRST/ONLY/ONLY_IMM, READ) or an
+ * AtomicETH. Only such a packet goes through the RKEY stage. */
+HLS_INLINE bool carries_rkey(uint8_t op) { return roce_op_is_atomic(op) || (roce_ext(op) & ROCE_EXT_RETH); }
+
+/* RKEY stage: the rkey check of the packet in pkt against its MR row and its QP row, both read
+ * in IDLE (valid, key, PD, range, and the access right in both the MR and the QP). A stage of
+ * its own because mr_check (two 64-bit subtracts and a compare on the MR block RAM's output)
+ * in front of CHECK's verdict and its execution made CHECK the block's slowest path. A
+ * zero-length RDMA is not checked at all, the QP's access flags included (rxe checks those
+ * first: docs/responder.md "Not implemented yet"). */
+HLS_INLINE bool rkey_ok(const responder_state *st) {
+    const rsp_qpc_t c = st->qpc.hls_mem_rdata;
+    const nic_mr_row_t mr = st->mr.hls_mem_rdata;
+    const roce_hdr_t *h = &st->pkt.hdr;
+    bool is_atomic = roce_op_is_atomic(h->opcode);
+    uint64_t va = is_atomic ? h->atomic_va : h->reth_va;
+    uint32_t rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
+    uint32_t rlen = is_atomic ? 8 : h->reth_len;
+    uint8_t acc = roce_op_is_read(h->opcode) ? NIC_ACC_REMOTE_READ
+                                             : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
+    return rlen == 0 || ((c.access & acc) != 0 && mr_check(&mr, rkey, c.pd, va, rlen, acc));
+}
+
+/* A request packet whose row and replay row have just been read (and its rkey checked, RKEY): PSN check, then
  * (new requests) the validations in rxe's order, then what to execute. */
 HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
     const rsp_qpc_t c = st->qpc.hls_mem_rdata;
-    const nic_mr_row_t mr = st->mr.hls_mem_rdata;
     const rsp_atom_t at = st->atom.hls_mem_rdata;
     const rsp_rdq_t r = st->rdq.hls_mem_rdata;
     const roce_hdr_t *h = &st->pkt.hdr;
@@ -387,15 +409,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
     bool duplicate = psn_lt(h->psn, c.epsn);
     bool future = dpsn != 0 && !duplicate;
 
-    uint64_t va = is_atomic ? h->atomic_va : h->reth_va;
-    uint32_t rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
-    uint32_t rlen = is_atomic ? 8 : h->reth_len;
-    uint8_t acc = is_read ? NIC_ACC_REMOTE_READ
-                          : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
-    bool has_key = is_atomic || (ext & ROCE_EXT_RETH);
-    /* a zero-length RDMA is not checked at all, the QP's access flags included (rxe checks
-     * those first: docs/responder.md "Not implemented yet") */
-    bool key_ok = !has_key || rlen == 0 || ((c.access & acc) != 0 && mr_check(&mr, rkey, c.pd, va, rlen, acc));
+    bool key_ok = st->key_ok; /* the RKEY stage's verdict (rkey_ok) */
     bool reth_ok = !(ext & ROCE_EXT_RETH) || h->reth_len <= RETH_LEN_MAX;
 
     /* READs still being answered: responses go out in PSN order (IB 9.5), so anything but a
@@ -484,7 +498,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
             park = true; /* the access NAK goes out after the earlier READs' responses */
         } else if (!key_ok) {
             fatal(st, j, AETH_NAK_ACC, NIC_WC_REM_ACCESS_ERR);
-        } else if ((is_atomic && (va & 7)) || !wlen_ok) {
+        } else if ((is_atomic && (h->atomic_va & 7)) || !wlen_ok) {
             fatal(st, j, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
         } else if (is_send) {
             if (need_wqe) {
@@ -848,6 +862,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             pkt_taken = true;
             bool atomic = roce_op_is_atomic(p.hdr.opcode);
             uint32_t rkey = atomic ? p.hdr.atomic_rkey : p.hdr.reth_rkey;
+            bool keyed = carries_rkey(p.hdr.opcode);
             st->pkt = p;
             st->parked = false;
             st->last_bg = false;
@@ -860,7 +875,8 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             hls_mem_read(&st->rdq, st->row);
             hls_mem_read(&st->mr, nic_mr_of_key(p.fn, rkey));
             hls_mem_read(&st->atom, st->row);
-            st->phase = RSP_CHECK;
+            st->key_ok = true; /* no rkey: nothing to check, straight to CHECK */
+            st->phase = keyed ? RSP_RKEY : RSP_CHECK;
         } else if (eligible != 0) {
             nic_qp_t q = pick_after(eligible, st->rr_last);
             st->row = q;
@@ -915,6 +931,11 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         keep(st, &w);
         break;
     }
+
+    case RSP_RKEY: /* the rows read in IDLE are held: CHECK reads them next cycle */
+        st->key_ok = rkey_ok(st);
+        st->phase = RSP_CHECK;
+        break;
 
     case RSP_CHECK: {
         rsp_job_t w = now, *j = &w;

@@ -119,6 +119,8 @@ enum {
     RSP_FL_RSP,
     RSP_CTX,      /* qpc, rdq and replay rows read for a context-port word: answer / write */
     RSP_EMIT,     /* markers or a context answer on tx_desc, cqe, ev (each until it moves) */
+    RSP_RKEY,     /* between IDLE and CHECK for a packet with a RETH or AtomicETH: its rkey
+                     checked against the MR and QP rows read in IDLE (key_ok) */
 };
 
 enum { RSP_TAG_WQE = 1, RSP_TAG_READ = 2, RSP_TAG_ATOMIC = 3 };
@@ -148,6 +150,7 @@ typedef struct {
     bool last_bg;                 /* the last job taken was background work */
     nic_rx_pkt_t pkt;             /* the request being served */
     bool parked;                  /* pkt waits until its QP's READ responses are out */
+    bool key_ok;                  /* RKEY's verdict on pkt's rkey, for CHECK (true: no key) */
     nic_cfg_t cfg;                /* the cfg being applied */
     hls_u24 db_num;               /* the doorbell being applied */
     uint16_t db_index;
