@@ -578,15 +578,21 @@ HLS_INLINE void take_wqe(responder_state *st, rsp_job_t *j, const nic_dma_resp_t
     }
 }
 
-/* The receive buffer must lie in an MR of the QP's PD with LOCAL_WRITE (rxe copy_data: a bad
- * lkey is a malformed WQE, class A: NAK remote operational error); then the SEND's length
- * against the buffer. */
-HLS_INLINE void open_send(responder_state *st, rsp_job_t *j) {
+/* WQE_KEY: the receive buffer must lie in an MR of the QP's PD with LOCAL_WRITE (rxe
+ * copy_data: a bad lkey is a malformed WQE, class A). On the MR block RAM's output, so the
+ * verdict is registered (key_ok) and applied in WQE_OPEN: checked and applied in one cycle,
+ * mr_check ran on through open_send's verdict into the FSM register. */
+HLS_INLINE bool buffer_ok(const responder_state *st, const rsp_job_t *j) {
     const nic_mr_row_t mr = st->mr.hls_mem_rdata;
+    return mr_check(&mr, st->wqe_lkey, j->ctx.pd, j->ctx.addr, j->ctx.len, NIC_ACC_LOCAL_WRITE);
+}
+
+/* WQE_OPEN: a bad buffer NAKs remote operational error; then the SEND's length against the
+ * buffer. */
+HLS_INLINE void open_send(responder_state *st, rsp_job_t *j) {
     uint32_t plen = (uint32_t)st->pkt.hdr.payload_len;
-    bool buf_ok = mr_check(&mr, st->wqe_lkey, j->ctx.pd, j->ctx.addr, j->ctx.len, NIC_ACC_LOCAL_WRITE);
     st->phase = plen ? RSP_PAY : RSP_FIN;
-    if (!buf_ok) {
+    if (!st->key_ok) {
         fatal(st, j, AETH_NAK_OP, NIC_WC_LOC_PROT_ERR);
     } else if (plen > j->ctx.len) {
         fatal(st, j, AETH_NAK_INV, NIC_WC_LOC_LEN_ERR);
@@ -976,7 +982,12 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         break;
     }
 
-    case RSP_WQE_KEY: {
+    case RSP_WQE_KEY:
+        st->key_ok = buffer_ok(st, &now);
+        st->phase = RSP_WQE_OPEN;
+        break;
+
+    case RSP_WQE_OPEN: {
         rsp_job_t w = now, *j = &w;
         open_send(st, j);
         keep(st, &w);

@@ -107,7 +107,7 @@ enum {
     RSP_CHECK,    /* qpc, MR and replay rows read for a packet: validate, decide */
     RSP_WQE_REQ,  /* DMA read of the RQ WQE */
     RSP_WQE_RSP,  /* its response */
-    RSP_WQE_KEY,  /* the SEND buffer's lkey checked against the MR table */
+    RSP_WQE_KEY,  /* the SEND buffer's lkey checked against the MR table (key_ok) */
     RSP_PAY,      /* payload beats: DMA writes, or drained */
     RSP_RD,       /* one READ RESPONSE packet: desc + DMA read + beats */
     RSP_AT_REQ,   /* atomic: DMA read 8 bytes */
@@ -121,6 +121,7 @@ enum {
     RSP_EMIT,     /* markers or a context answer on tx_desc, cqe, ev (each until it moves) */
     RSP_RKEY,     /* between IDLE and CHECK for a packet with a RETH or AtomicETH: its rkey
                      checked against the MR and QP rows read in IDLE (key_ok) */
+    RSP_WQE_OPEN, /* after WQE_KEY: its verdict (key_ok) applied, the SEND's buffer opened */
 };
 
 enum { RSP_TAG_WQE = 1, RSP_TAG_READ = 2, RSP_TAG_ATOMIC = 3 };
@@ -150,7 +151,9 @@ typedef struct {
     bool last_bg;                 /* the last job taken was background work */
     nic_rx_pkt_t pkt;             /* the request being served */
     bool parked;                  /* pkt waits until its QP's READ responses are out */
-    bool key_ok;                  /* RKEY's verdict on pkt's rkey, for CHECK (true: no key) */
+    bool key_ok;                  /* an MR check's verdict, registered for the state after it:
+                                   * RKEY's on pkt's rkey for CHECK (true: no rkey), WQE_KEY's
+                                   * on the receive buffer's lkey for WQE_OPEN */
     nic_cfg_t cfg;                /* the cfg being applied */
     hls_u24 db_num;               /* the doorbell being applied */
     uint16_t db_index;
