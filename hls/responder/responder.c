@@ -145,13 +145,14 @@ HLS_INLINE void fatal(responder_state *st, rsp_job_t *j, uint8_t syndrome, uint8
 }
 
 /* Set up the next READ RESPONSE packet of the head READ in rq: up to one MTU of what is left
- * (IB 9.7.5.1.4); FIRST/ONLY unless the head's FIRST is already out. */
-HLS_INLINE void start_rd_pkt(responder_state *st, rsp_job_t *j) {
+ * (IB 9.7.5.1.4); FIRST/ONLY unless the head's FIRST is already out. end: it is the READ's
+ * last (what is left <= MTU); next_end: so is the packet after it (left <= 2 MTU). Both are
+ * compares on what was left a packet earlier, made before it is needed (rd_last,
+ * rd_next_end), so the end of a packet does not wait for a subtract and a compare. */
+HLS_INLINE void start_rd_pkt(responder_state *st, rsp_job_t *j, bool end, bool next_end) {
     unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
     uint32_t mtu = (uint32_t)mtu_mul(1, j->ctx.pmtu);
-    uint32_t rem = j->rq.len[h];
-    bool end = rem <= mtu;
-    uint32_t n = end ? rem : mtu;
+    uint32_t n = end ? j->rq.len[h] : mtu;
     uint8_t op = !j->rq.started ? (end ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_READ_RESPONSE_FIRST)
                                  : (end ? ROCE_OP_READ_RESPONSE_LAST : ROCE_OP_READ_RESPONSE_MIDDLE);
     roce_hdr_t d = base_desc(st, j, op, (hls_u24)j->rq.psn[h]);
@@ -162,6 +163,8 @@ HLS_INLINE void start_rd_pkt(responder_state *st, rsp_job_t *j) {
     d.payload_len = (hls_uint(14))n;
     st->txd = d;
     st->rd_n = (uint16_t)n;
+    st->rd_last = end;
+    st->rd_next_end = next_end;
     st->tx_rem = (uint16_t)n;
     st->desc_done = false;
     st->phase = RSP_RD;
@@ -174,19 +177,18 @@ HLS_INLINE void begin_rd_turn(responder_state *st, rsp_job_t *j) {
     st->iss_rem = j->rq.len[h];
     st->ahead = 0;
     st->iss_hold = false;
-    start_rd_pkt(st, j);
+    start_rd_pkt(st, j, j->rq.len[h] <= mtu_mul(1, j->ctx.pmtu), j->rq.len[h] <= mtu_mul(2, j->ctx.pmtu));
 }
 
 /* The packet being sent is out: the head READ's position moves past it, and a READ whose
- * last packet it was leaves the queue. */
+ * last packet it was (rd_last: nothing left after it) leaves the queue. */
 HLS_INLINE void advance_rd(responder_state *st, rsp_job_t *j) {
     unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
-    uint32_t rem = j->rq.len[h] - st->rd_n;
     j->rq.va[h] = j->rq.va[h] + st->rd_n;
-    j->rq.len[h] = rem;
+    j->rq.len[h] = j->rq.len[h] - st->rd_n;
     j->rq.psn[h] = psn_add(j->rq.psn[h], 1);
     j->rq.started = 1;
-    if (rem == 0) {
+    if (st->rd_last) {
         j->rq.head = (uint8_t)((h + 1) & (RSP_RD_SLOTS - 1));
         j->rq.count = (uint8_t)(j->rq.count - 1);
         j->rq.started = 0;
@@ -759,6 +761,12 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     out->naks_sent = st->naks_sent;
     out->dropped = st->dropped;
     const rsp_job_t now = {st->ctx, st->rq}; /* the rows as registered at this edge (rsp_job_t) */
+    /* the held output words as registered at this edge, for the states that offer them (EMIT,
+     * RD, FIN). Read as st->txd there, the word one state stores (IDLE's marker, RD's next
+     * packet) reached the output port through that store's mux, for the reason of rsp_job_t */
+    const roce_hdr_t txd_now = st->txd;
+    const nic_cqe_req_t cqe_now = st->cqe;
+    const nic_event_t ev_now = st->ev;
 
     /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
      * function that is not suspended (RUN reschedules whatever the rows hold) */
@@ -911,11 +919,11 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
 
     case RSP_EMIT: { /* markers / a context answer: the three streams move independently */
         out->tx_desc.valid = st->need_ack;
-        out->tx_desc.data = st->txd;
+        out->tx_desc.data = txd_now;
         out->cqe.valid = st->need_cqe;
-        out->cqe.data = st->cqe;
+        out->cqe.data = cqe_now;
         out->ev.valid = st->need_ev;
-        out->ev.data = st->ev;
+        out->ev.data = ev_now;
         bool ack = st->need_ack && !in->tx_desc_ready;
         bool cqe = st->need_cqe && !in->cqe_ready;
         bool ev = st->need_ev && !in->ev_ready;
@@ -1056,7 +1064,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         st->iss_hold = can_issue && !in->dma_req_ready;
 
         out->tx_desc.valid = !st->desc_done;
-        out->tx_desc.data = st->txd;
+        out->tx_desc.data = txd_now;
         bool streaming = st->ahead != 0 && st->tx_rem != 0;
         uint16_t n = st->tx_rem < 64 ? st->tx_rem : 64;
         out->dma_resp_ready = streaming && in->tx_pay_ready;
@@ -1066,7 +1074,9 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         out->tx_pay.data.last = st->tx_rem <= 64;
 
         uint16_t tx_rem = st->tx_rem;
-        if (streaming && in->dma_resp.valid && in->tx_pay_ready) tx_rem = (uint16_t)(tx_rem - n);
+        bool beat = streaming && in->dma_resp.valid && in->tx_pay_ready;
+        if (beat) tx_rem = (uint16_t)(tx_rem - n);
+        bool pay_done = st->tx_rem == 0 || (beat && st->tx_rem <= 64); /* tx_rem == 0, no subtract */
         bool desc_done = st->desc_done || in->tx_desc_ready;
         uint8_t ahead = (uint8_t)(st->ahead + (issued ? 1 : 0));
         if (issued) {
@@ -1077,10 +1087,14 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         st->desc_done = desc_done;
         /* a read offered and not yet taken must stay offered: the packet it starts is
          * already chosen, so this one ends only once that read has gone */
-        if (desc_done && tx_rem == 0 && !st->iss_hold) {
+        if (desc_done && pay_done && !st->iss_hold) {
+            /* what is left of the READ at this packet's start, for the packet after next */
+            bool third_end = now.rq.len[now.rq.head & (RSP_RD_SLOTS - 1)] <= mtu_mul(3, j->ctx.pmtu);
             if (st->rd_n != 0) ahead = (uint8_t)(ahead - 1);
             advance_rd(st, j);
-            if (ahead != 0) start_rd_pkt(st, j); /* its read is out: it is started, send it */
+            /* its read is out: it is started, send it. A read is issued ahead only for the
+             * READ being answered, so this is its next packet, never the next READ's first */
+            if (ahead != 0) start_rd_pkt(st, j, st->rd_next_end, third_end);
             else write_back(st, j);              /* a boundary: the position is in the row */
         }
         st->ahead = ahead;
@@ -1132,21 +1146,21 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         rsp_job_t w = now, *j = &w;
         if (st->need_cqe) {
             out->cqe.valid = true;
-            out->cqe.data = st->cqe;
+            out->cqe.data = cqe_now;
             if (in->cqe_ready) st->need_cqe = false;
         } else if (st->need_ack) {
             out->tx_desc.valid = true;
-            out->tx_desc.data = st->txd;
+            out->tx_desc.data = txd_now;
             if (in->tx_desc_ready) {
                 st->need_ack = false;
-                if (st->txd.opcode == ROCE_OP_ATOMIC_ACKNOWLEDGE || st->txd.aeth_syndrome == AETH_ACK)
+                if (txd_now.opcode == ROCE_OP_ATOMIC_ACKNOWLEDGE || txd_now.aeth_syndrome == AETH_ACK)
                     st->acks_sent = st->acks_sent + 1;
                 else
                     st->naks_sent = st->naks_sent + 1;
             }
         } else if (st->need_ev) {
             out->ev.valid = true;
-            out->ev.data = st->ev;
+            out->ev.data = ev_now;
             if (in->ev_ready) st->need_ev = false;
         } else {
             write_back(st, j);

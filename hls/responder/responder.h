@@ -176,6 +176,8 @@ typedef struct {
     uint8_t ahead;                /* packets requested whose beats have not all been sent */
     bool iss_hold;
     uint16_t rd_n;                /* payload bytes of the packet being sent */
+    bool rd_last;                 /* it is its READ's last (start_rd_pkt) */
+    bool rd_next_end;             /* the packet after it would be */
     bool desc_done;               /* its descriptor has moved */
     uint16_t tx_rem;              /* its payload bytes still to forward */
     /* atomics */
