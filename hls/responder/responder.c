@@ -359,9 +359,24 @@ HLS_INLINE bool rkey_ok(const responder_state *st) {
     return rlen == 0 || ((c.access & acc) != 0 && mr_check(&mr, rkey, c.pd, va, rlen, acc));
 }
 
-/* A request packet whose row and replay row have just been read (and its rkey checked, RKEY): PSN check, then
- * (new requests) the validations in rxe's order, then what to execute. */
-HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
+/* READ arithmetic on the rows read in IDLE, made in RKEY (every READ goes through it) so
+ * that CHECK only selects: CHECK with a packet count, an EPSN add and the queue's tail PSN
+ * compare behind its verdict was the block's slowest path. rd_epsn: EPSN after a new READ
+ * (one PSN per response packet); rd_behind: a duplicate READ at or past the end of the
+ * READs queued (that round's next READ, queued behind them; rxe duplicate_request). */
+HLS_INLINE void read_sums(responder_state *st) {
+    const rsp_qpc_t c = st->qpc.hls_mem_rdata;
+    const rsp_rdq_t r = st->rdq.hls_mem_rdata;
+    const roce_hdr_t *h = &st->pkt.hdr;
+    unsigned t = (r.head + r.count - 1) & (RSP_RD_SLOTS - 1);
+    uint32_t tail_pkts = mtu_packets_of(r.len[t], c.pmtu);
+    st->pre.rd_epsn = psn_add(c.epsn, mtu_packets_of(h->reth_len, c.pmtu));
+    st->pre.rd_behind = r.count != 0 && psn_le(psn_add(r.psn[t], tail_pkts), h->psn);
+}
+
+/* A request packet whose rows have just been read (and, with an rkey, checked in RKEY): PSN
+ * check, then (new requests) the validations in rxe's order, then what to execute. */
+HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j, const rsp_pre_t *pre) {
     const rsp_qpc_t c = st->qpc.hls_mem_rdata;
     const rsp_atom_t at = st->atom.hls_mem_rdata;
     const rsp_rdq_t r = st->rdq.hls_mem_rdata;
@@ -411,7 +426,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
     bool duplicate = psn_lt(h->psn, c.epsn);
     bool future = dpsn != 0 && !duplicate;
 
-    bool key_ok = st->key_ok; /* the RKEY stage's verdict (rkey_ok) */
+    bool key_ok = pre->key_ok; /* the RKEY stage's verdict (rkey_ok) */
     bool reth_ok = !(ext & ROCE_EXT_RETH) || h->reth_len <= RETH_LEN_MAX;
 
     /* READs still being answered: responses go out in PSN order (IB 9.5), so anything but a
@@ -432,9 +447,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
          * retry behind all of it is that round's next READ and queues behind (replacing
          * there cut each round's answer to the packets sent before the next retried READ
          * arrived: two packets of a 1 MiB READ per round, testbench/migration seed 9) */
-        unsigned t = (r.head + r.count - 1) & (RSP_RD_SLOTS - 1);
-        uint32_t tail_pkts = mtu_packets_of(r.len[t], c.pmtu);
-        bool behind = r.count != 0 && psn_le(psn_add(r.psn[t], tail_pkts), h->psn);
+        bool behind = pre->rd_behind;
         if (!key_ok || !reth_ok || (behind && r.count >= RSP_RD_SLOTS)) {
             st->dropped = st->dropped + 1; /* no room: the requester's next round asks again */
         } else if (behind) {
@@ -528,8 +541,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
                 st->phase = RSP_WQE_REQ;
             }
         } else if (is_read) {
-            uint32_t npkt = mtu_packets_of(h->reth_len, c.pmtu);
-            j->ctx.epsn = psn_add(c.epsn, npkt);
+            j->ctx.epsn = pre->rd_epsn;
             j->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
             /* queued behind the READs not yet answered; IDLE schedules its packets */
             put_read(st, j, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, j->ctx.msn, true);
@@ -591,10 +603,10 @@ HLS_INLINE bool buffer_ok(const responder_state *st, const rsp_job_t *j) {
 
 /* WQE_OPEN: a bad buffer NAKs remote operational error; then the SEND's length against the
  * buffer. */
-HLS_INLINE void open_send(responder_state *st, rsp_job_t *j) {
+HLS_INLINE void open_send(responder_state *st, rsp_job_t *j, bool buf_ok) {
     uint32_t plen = (uint32_t)st->pkt.hdr.payload_len;
     st->phase = plen ? RSP_PAY : RSP_FIN;
-    if (!st->key_ok) {
+    if (!buf_ok) {
         fatal(st, j, AETH_NAK_OP, NIC_WC_LOC_PROT_ERR);
     } else if (plen > j->ctx.len) {
         fatal(st, j, AETH_NAK_INV, NIC_WC_LOC_LEN_ERR);
@@ -767,6 +779,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     const roce_hdr_t txd_now = st->txd;
     const nic_cqe_req_t cqe_now = st->cqe;
     const nic_event_t ev_now = st->ev;
+    const rsp_pre_t pre = st->pre; /* RKEY's and WQE_KEY's results, for the same reason */
 
     /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
      * function that is not suspended (RUN reschedules whatever the rows hold) */
@@ -889,7 +902,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             hls_mem_read(&st->rdq, st->row);
             hls_mem_read(&st->mr, nic_mr_of_key(p.fn, rkey));
             hls_mem_read(&st->atom, st->row);
-            st->key_ok = true; /* no rkey: nothing to check, straight to CHECK */
+            st->pre.key_ok = true; /* no rkey: nothing to check, straight to CHECK */
             st->phase = keyed ? RSP_RKEY : RSP_CHECK;
         } else if (eligible != 0) {
             nic_qp_t q = pick_after(eligible, st->rr_last);
@@ -947,13 +960,14 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     }
 
     case RSP_RKEY: /* the rows read in IDLE are held: CHECK reads them next cycle */
-        st->key_ok = rkey_ok(st);
+        st->pre.key_ok = rkey_ok(st);
+        read_sums(st);
         st->phase = RSP_CHECK;
         break;
 
     case RSP_CHECK: {
         rsp_job_t w = now, *j = &w;
-        check_packet(st, j);
+        check_packet(st, j, &pre);
         keep(st, &w);
         break;
     }
@@ -991,13 +1005,13 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     }
 
     case RSP_WQE_KEY:
-        st->key_ok = buffer_ok(st, &now);
+        st->pre.key_ok = buffer_ok(st, &now);
         st->phase = RSP_WQE_OPEN;
         break;
 
     case RSP_WQE_OPEN: {
         rsp_job_t w = now, *j = &w;
-        open_send(st, j);
+        open_send(st, j, pre.key_ok);
         keep(st, &w);
         break;
     }

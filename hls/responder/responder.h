@@ -71,6 +71,15 @@ typedef struct {
     uint8_t rsvd[2];
 } rsp_rdq_t;               /* 88 bytes */
 
+/* What a checking state registers for the state after it, computed on the rows read before
+ * it, so that the state after only selects (responder.c RKEY, WQE_KEY). */
+typedef struct {
+    uint32_t rd_epsn;   /* RKEY for CHECK: EPSN after pkt as a new READ (read_sums) */
+    bool rd_behind;     /* RKEY for CHECK: pkt as a duplicate READ queues behind the READs queued */
+    bool key_ok;        /* an MR check's verdict: RKEY's on pkt's rkey for CHECK (true: no
+                         * rkey), WQE_KEY's on the receive buffer's lkey for WQE_OPEN */
+} rsp_pre_t;
+
 typedef struct {
     HLS_STREAM(nic_cfg_t) cfg;
     HLS_STREAM(nic_db_t) rq_db;
@@ -151,9 +160,7 @@ typedef struct {
     bool last_bg;                 /* the last job taken was background work */
     nic_rx_pkt_t pkt;             /* the request being served */
     bool parked;                  /* pkt waits until its QP's READ responses are out */
-    bool key_ok;                  /* an MR check's verdict, registered for the state after it:
-                                   * RKEY's on pkt's rkey for CHECK (true: no rkey), WQE_KEY's
-                                   * on the receive buffer's lkey for WQE_OPEN */
+    rsp_pre_t pre;                /* RKEY's (WQE_KEY's) results for CHECK (WQE_OPEN) */
     nic_cfg_t cfg;                /* the cfg being applied */
     hls_u24 db_num;               /* the doorbell being applied */
     uint16_t db_index;
