@@ -170,9 +170,11 @@ HLS_INLINE void start_rd_pkt(responder_state *st, rsp_job_t *j, bool end, bool n
     st->phase = RSP_RD;
 }
 
-/* A turn of READ work for the QP in ctx/rq: reads are issued from the head's position on. */
-HLS_INLINE void begin_rd_turn(responder_state *st, rsp_job_t *j) {
+/* A turn of READ work for the QP in ctx/rq: reads are issued from the head's position on.
+ * others: another QP has background work or a parked packet waits (rd_others). */
+HLS_INLINE void begin_rd_turn(responder_state *st, rsp_job_t *j, bool others) {
     unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
+    st->rd_others = others;
     st->iss_va = j->rq.va[h];
     st->iss_rem = j->rq.len[h];
     st->ahead = 0;
@@ -780,6 +782,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     const nic_cqe_req_t cqe_now = st->cqe;
     const nic_event_t ev_now = st->ev;
     const rsp_pre_t pre = st->pre; /* RKEY's and WQE_KEY's results, for the same reason */
+    const bool rd_others_now = st->rd_others; /* BG's, for RD */
 
     /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
      * function that is not suspended (RUN reschedules whatever the rows hold) */
@@ -974,13 +977,14 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
 
     case RSP_BG: { /* one unit of the QP's background work: a flushed WQE or a READ packet */
         rsp_job_t w = now, *j = &w;
+        bool rd_others = (st->parked && park_row != st->row) || (eligible & ~bit_set(0, st->row, true)) != 0;
         j->ctx = st->qpc.hls_mem_rdata;
         j->rq = st->rdq.hls_mem_rdata;
         st->need_cqe = false;
         st->need_ack = false;
         st->need_ev = false;
         if (j->rq.flush && j->ctx.rq_head != j->ctx.rq_tail) st->phase = RSP_FL_REQ;
-        else if (j->rq.count != 0) begin_rd_turn(st, j);
+        else if (j->rq.count != 0) begin_rd_turn(st, j, rd_others);
         else if (bit_of(st->resume_nak, st->row)) resume_nak(st, j);
         else write_back(st, j); /* nothing left: the QP leaves bg_work */
         keep(st, &w);
@@ -1064,8 +1068,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
          * ahead; the oldest outstanding read is the packet being sent. The read of a later
          * packet starts that packet, so it is issued only while nothing else waits: then
          * the turn ends at a packet boundary with no read outstanding. */
-        bool others = in->cfg.valid || in->rq_db.valid || (in->rx_pkt.valid && !st->parked) ||
-                      (st->parked && park_row != st->row) || (eligible & ~bit_set(0, st->row, true)) != 0;
+        bool others = in->cfg.valid || in->rq_db.valid || (in->rx_pkt.valid && !st->parked) || rd_others_now;
         uint32_t mtu = (uint32_t)mtu_mul(1, j->ctx.pmtu);
         uint32_t iss_n = st->iss_rem < mtu ? st->iss_rem : mtu;
         bool can_issue = st->iss_rem != 0 && st->ahead < RSP_RD_AHEAD &&
@@ -1104,11 +1107,13 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         if (desc_done && pay_done && !st->iss_hold) {
             /* what is left of the READ at this packet's start, for the packet after next */
             bool third_end = now.rq.len[now.rq.head & (RSP_RD_SLOTS - 1)] <= mtu_mul(3, j->ctx.pmtu);
+            /* ahead after this end != 0, decided without the add and the subtract */
+            bool more = issued ? !(st->ahead == 0 && st->rd_n != 0) : st->ahead != (st->rd_n != 0);
             if (st->rd_n != 0) ahead = (uint8_t)(ahead - 1);
             advance_rd(st, j);
             /* its read is out: it is started, send it. A read is issued ahead only for the
              * READ being answered, so this is its next packet, never the next READ's first */
-            if (ahead != 0) start_rd_pkt(st, j, st->rd_next_end, third_end);
+            if (more) start_rd_pkt(st, j, st->rd_next_end, third_end);
             else write_back(st, j);              /* a boundary: the position is in the row */
         }
         st->ahead = ahead;

@@ -182,6 +182,11 @@ typedef struct {
     uint32_t iss_rem;             /* bytes of the head READ not yet requested */
     uint8_t ahead;                /* packets requested whose beats have not all been sent */
     bool iss_hold;
+    /* another QP has background work or a parked packet waits: from the registers of
+     * eligible and parked, which no state of a READ turn (BG, RD) changes, so BG takes it
+     * once for the turn (in RD it ran from those registers through the read-ahead decision
+     * into the rdq row's write data) */
+    bool rd_others;
     uint16_t rd_n;                /* payload bytes of the packet being sent */
     bool rd_last;                 /* it is its READ's last (start_rd_pkt) */
     bool rd_next_end;             /* the packet after it would be */
