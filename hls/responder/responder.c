@@ -145,13 +145,14 @@ HLS_INLINE void fatal(responder_state *st, rsp_job_t *j, uint8_t syndrome, uint8
 }
 
 /* Set up the next READ RESPONSE packet of the head READ in rq: up to one MTU of what is left
- * (IB 9.7.5.1.4); FIRST/ONLY unless the head's FIRST is already out. */
-HLS_INLINE void start_rd_pkt(responder_state *st, rsp_job_t *j) {
+ * (IB 9.7.5.1.4); FIRST/ONLY unless the head's FIRST is already out. end: it is the READ's
+ * last (what is left <= MTU); next_end: so is the packet after it (left <= 2 MTU). Both are
+ * compares on what was left a packet earlier, made before it is needed (rd_last,
+ * rd_next_end), so the end of a packet does not wait for a subtract and a compare. */
+HLS_INLINE void start_rd_pkt(responder_state *st, rsp_job_t *j, bool end, bool next_end) {
     unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
     uint32_t mtu = (uint32_t)mtu_mul(1, j->ctx.pmtu);
-    uint32_t rem = j->rq.len[h];
-    bool end = rem <= mtu;
-    uint32_t n = end ? rem : mtu;
+    uint32_t n = end ? j->rq.len[h] : mtu;
     uint8_t op = !j->rq.started ? (end ? ROCE_OP_READ_RESPONSE_ONLY : ROCE_OP_READ_RESPONSE_FIRST)
                                  : (end ? ROCE_OP_READ_RESPONSE_LAST : ROCE_OP_READ_RESPONSE_MIDDLE);
     roce_hdr_t d = base_desc(st, j, op, (hls_u24)j->rq.psn[h]);
@@ -162,31 +163,34 @@ HLS_INLINE void start_rd_pkt(responder_state *st, rsp_job_t *j) {
     d.payload_len = (hls_uint(14))n;
     st->txd = d;
     st->rd_n = (uint16_t)n;
+    st->rd_last = end;
+    st->rd_next_end = next_end;
     st->tx_rem = (uint16_t)n;
     st->desc_done = false;
     st->phase = RSP_RD;
 }
 
-/* A turn of READ work for the QP in ctx/rq: reads are issued from the head's position on. */
-HLS_INLINE void begin_rd_turn(responder_state *st, rsp_job_t *j) {
+/* A turn of READ work for the QP in ctx/rq: reads are issued from the head's position on.
+ * others: another QP has background work or a parked packet waits (rd_others). */
+HLS_INLINE void begin_rd_turn(responder_state *st, rsp_job_t *j, bool others) {
     unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
+    st->rd_others = others;
     st->iss_va = j->rq.va[h];
     st->iss_rem = j->rq.len[h];
     st->ahead = 0;
     st->iss_hold = false;
-    start_rd_pkt(st, j);
+    start_rd_pkt(st, j, j->rq.len[h] <= mtu_mul(1, j->ctx.pmtu), j->rq.len[h] <= mtu_mul(2, j->ctx.pmtu));
 }
 
 /* The packet being sent is out: the head READ's position moves past it, and a READ whose
- * last packet it was leaves the queue. */
+ * last packet it was (rd_last: nothing left after it) leaves the queue. */
 HLS_INLINE void advance_rd(responder_state *st, rsp_job_t *j) {
     unsigned h = j->rq.head & (RSP_RD_SLOTS - 1);
-    uint32_t rem = j->rq.len[h] - st->rd_n;
     j->rq.va[h] = j->rq.va[h] + st->rd_n;
-    j->rq.len[h] = rem;
+    j->rq.len[h] = j->rq.len[h] - st->rd_n;
     j->rq.psn[h] = psn_add(j->rq.psn[h], 1);
     j->rq.started = 1;
-    if (rem == 0) {
+    if (st->rd_last) {
         j->rq.head = (uint8_t)((h + 1) & (RSP_RD_SLOTS - 1));
         j->rq.count = (uint8_t)(j->rq.count - 1);
         j->rq.started = 0;
@@ -334,11 +338,48 @@ HLS_INLINE void apply_cfg(responder_state *st, rsp_job_t *j) {
     write_back(st, j);
 }
 
-/* A request packet whose row, MR row and replay row have just been read: PSN check, then
- * (new requests) the validations in rxe's order, then what to execute. */
-HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
+/* The packet carries an rkey (9.7.4.1.5): a RETH (WRITE FIRST/ONLY/ONLY_IMM, READ) or an
+ * AtomicETH. Only such a packet goes through the RKEY stage. */
+HLS_INLINE bool carries_rkey(uint8_t op) { return roce_op_is_atomic(op) || (roce_ext(op) & ROCE_EXT_RETH); }
+
+/* RKEY stage: the rkey check of the packet in pkt against its MR row and its QP row, both read
+ * in IDLE (valid, key, PD, range, and the access right in both the MR and the QP). A stage of
+ * its own because mr_check (two 64-bit subtracts and a compare on the MR block RAM's output)
+ * in front of CHECK's verdict and its execution made CHECK the block's slowest path. A
+ * zero-length RDMA is not checked at all, the QP's access flags included (rxe checks those
+ * first: docs/responder.md "Not implemented yet"). */
+HLS_INLINE bool rkey_ok(const responder_state *st) {
     const rsp_qpc_t c = st->qpc.hls_mem_rdata;
     const nic_mr_row_t mr = st->mr.hls_mem_rdata;
+    const roce_hdr_t *h = &st->pkt.hdr;
+    bool is_atomic = roce_op_is_atomic(h->opcode);
+    uint64_t va = is_atomic ? h->atomic_va : h->reth_va;
+    uint32_t rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
+    uint32_t rlen = is_atomic ? 8 : h->reth_len;
+    uint8_t acc = roce_op_is_read(h->opcode) ? NIC_ACC_REMOTE_READ
+                                             : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
+    return rlen == 0 || ((c.access & acc) != 0 && mr_check(&mr, rkey, c.pd, va, rlen, acc));
+}
+
+/* READ arithmetic on the rows read in IDLE, made in RKEY (every READ goes through it) so
+ * that CHECK only selects: CHECK with a packet count, an EPSN add and the queue's tail PSN
+ * compare behind its verdict was the block's slowest path. rd_epsn: EPSN after a new READ
+ * (one PSN per response packet); rd_behind: a duplicate READ at or past the end of the
+ * READs queued (that round's next READ, queued behind them; rxe duplicate_request). */
+HLS_INLINE void read_sums(responder_state *st) {
+    const rsp_qpc_t c = st->qpc.hls_mem_rdata;
+    const rsp_rdq_t r = st->rdq.hls_mem_rdata;
+    const roce_hdr_t *h = &st->pkt.hdr;
+    unsigned t = (r.head + r.count - 1) & (RSP_RD_SLOTS - 1);
+    uint32_t tail_pkts = mtu_packets_of(r.len[t], c.pmtu);
+    st->pre.rd_epsn = psn_add(c.epsn, mtu_packets_of(h->reth_len, c.pmtu));
+    st->pre.rd_behind = r.count != 0 && psn_le(psn_add(r.psn[t], tail_pkts), h->psn);
+}
+
+/* A request packet whose rows have just been read (and, with an rkey, checked in RKEY): PSN
+ * check, then (new requests) the validations in rxe's order, then what to execute. */
+HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j, const rsp_pre_t *pre) {
+    const rsp_qpc_t c = st->qpc.hls_mem_rdata;
     const rsp_atom_t at = st->atom.hls_mem_rdata;
     const rsp_rdq_t r = st->rdq.hls_mem_rdata;
     const roce_hdr_t *h = &st->pkt.hdr;
@@ -387,15 +428,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
     bool duplicate = psn_lt(h->psn, c.epsn);
     bool future = dpsn != 0 && !duplicate;
 
-    uint64_t va = is_atomic ? h->atomic_va : h->reth_va;
-    uint32_t rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
-    uint32_t rlen = is_atomic ? 8 : h->reth_len;
-    uint8_t acc = is_read ? NIC_ACC_REMOTE_READ
-                          : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
-    bool has_key = is_atomic || (ext & ROCE_EXT_RETH);
-    /* a zero-length RDMA is not checked at all, the QP's access flags included (rxe checks
-     * those first: docs/responder.md "Not implemented yet") */
-    bool key_ok = !has_key || rlen == 0 || ((c.access & acc) != 0 && mr_check(&mr, rkey, c.pd, va, rlen, acc));
+    bool key_ok = pre->key_ok; /* the RKEY stage's verdict (rkey_ok) */
     bool reth_ok = !(ext & ROCE_EXT_RETH) || h->reth_len <= RETH_LEN_MAX;
 
     /* READs still being answered: responses go out in PSN order (IB 9.5), so anything but a
@@ -416,9 +449,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
          * retry behind all of it is that round's next READ and queues behind (replacing
          * there cut each round's answer to the packets sent before the next retried READ
          * arrived: two packets of a 1 MiB READ per round, testbench/migration seed 9) */
-        unsigned t = (r.head + r.count - 1) & (RSP_RD_SLOTS - 1);
-        uint32_t tail_pkts = mtu_packets_of(r.len[t], c.pmtu);
-        bool behind = r.count != 0 && psn_le(psn_add(r.psn[t], tail_pkts), h->psn);
+        bool behind = pre->rd_behind;
         if (!key_ok || !reth_ok || (behind && r.count >= RSP_RD_SLOTS)) {
             st->dropped = st->dropped + 1; /* no room: the requester's next round asks again */
         } else if (behind) {
@@ -484,7 +515,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
             park = true; /* the access NAK goes out after the earlier READs' responses */
         } else if (!key_ok) {
             fatal(st, j, AETH_NAK_ACC, NIC_WC_REM_ACCESS_ERR);
-        } else if ((is_atomic && (va & 7)) || !wlen_ok) {
+        } else if ((is_atomic && (h->atomic_va & 7)) || !wlen_ok) {
             fatal(st, j, AETH_NAK_INV, NIC_WC_REM_INV_REQ_ERR);
         } else if (is_send) {
             if (need_wqe) {
@@ -512,8 +543,7 @@ HLS_INLINE void check_packet(responder_state *st, rsp_job_t *j) {
                 st->phase = RSP_WQE_REQ;
             }
         } else if (is_read) {
-            uint32_t npkt = mtu_packets_of(h->reth_len, c.pmtu);
-            j->ctx.epsn = psn_add(c.epsn, npkt);
+            j->ctx.epsn = pre->rd_epsn;
             j->ctx.msn = (c.msn + 1) & ROCE_PSN_MASK;
             /* queued behind the READs not yet answered; IDLE schedules its packets */
             put_read(st, j, (r.head + r.count) & (RSP_RD_SLOTS - 1), h->psn, j->ctx.msn, true);
@@ -564,13 +594,19 @@ HLS_INLINE void take_wqe(responder_state *st, rsp_job_t *j, const nic_dma_resp_t
     }
 }
 
-/* The receive buffer must lie in an MR of the QP's PD with LOCAL_WRITE (rxe copy_data: a bad
- * lkey is a malformed WQE, class A: NAK remote operational error); then the SEND's length
- * against the buffer. */
-HLS_INLINE void open_send(responder_state *st, rsp_job_t *j) {
+/* WQE_KEY: the receive buffer must lie in an MR of the QP's PD with LOCAL_WRITE (rxe
+ * copy_data: a bad lkey is a malformed WQE, class A). On the MR block RAM's output, so the
+ * verdict is registered (key_ok) and applied in WQE_OPEN: checked and applied in one cycle,
+ * mr_check ran on through open_send's verdict into the FSM register. */
+HLS_INLINE bool buffer_ok(const responder_state *st, const rsp_job_t *j) {
     const nic_mr_row_t mr = st->mr.hls_mem_rdata;
+    return mr_check(&mr, st->wqe_lkey, j->ctx.pd, j->ctx.addr, j->ctx.len, NIC_ACC_LOCAL_WRITE);
+}
+
+/* WQE_OPEN: a bad buffer NAKs remote operational error; then the SEND's length against the
+ * buffer. */
+HLS_INLINE void open_send(responder_state *st, rsp_job_t *j, bool buf_ok) {
     uint32_t plen = (uint32_t)st->pkt.hdr.payload_len;
-    bool buf_ok = mr_check(&mr, st->wqe_lkey, j->ctx.pd, j->ctx.addr, j->ctx.len, NIC_ACC_LOCAL_WRITE);
     st->phase = plen ? RSP_PAY : RSP_FIN;
     if (!buf_ok) {
         fatal(st, j, AETH_NAK_OP, NIC_WC_LOC_PROT_ERR);
@@ -739,6 +775,14 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     out->naks_sent = st->naks_sent;
     out->dropped = st->dropped;
     const rsp_job_t now = {st->ctx, st->rq}; /* the rows as registered at this edge (rsp_job_t) */
+    /* the held output words as registered at this edge, for the states that offer them (EMIT,
+     * RD, FIN). Read as st->txd there, the word one state stores (IDLE's marker, RD's next
+     * packet) reached the output port through that store's mux, for the reason of rsp_job_t */
+    const roce_hdr_t txd_now = st->txd;
+    const nic_cqe_req_t cqe_now = st->cqe;
+    const nic_event_t ev_now = st->ev;
+    const rsp_pre_t pre = st->pre; /* RKEY's and WQE_KEY's results, for the same reason */
+    const bool rd_others_now = st->rd_others; /* BG's, for RD */
 
     /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
      * function that is not suspended (RUN reschedules whatever the rows hold) */
@@ -848,6 +892,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             pkt_taken = true;
             bool atomic = roce_op_is_atomic(p.hdr.opcode);
             uint32_t rkey = atomic ? p.hdr.atomic_rkey : p.hdr.reth_rkey;
+            bool keyed = carries_rkey(p.hdr.opcode);
             st->pkt = p;
             st->parked = false;
             st->last_bg = false;
@@ -860,7 +905,8 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             hls_mem_read(&st->rdq, st->row);
             hls_mem_read(&st->mr, nic_mr_of_key(p.fn, rkey));
             hls_mem_read(&st->atom, st->row);
-            st->phase = RSP_CHECK;
+            st->pre.key_ok = true; /* no rkey: nothing to check, straight to CHECK */
+            st->phase = keyed ? RSP_RKEY : RSP_CHECK;
         } else if (eligible != 0) {
             nic_qp_t q = pick_after(eligible, st->rr_last);
             st->row = q;
@@ -889,11 +935,11 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
 
     case RSP_EMIT: { /* markers / a context answer: the three streams move independently */
         out->tx_desc.valid = st->need_ack;
-        out->tx_desc.data = st->txd;
+        out->tx_desc.data = txd_now;
         out->cqe.valid = st->need_cqe;
-        out->cqe.data = st->cqe;
+        out->cqe.data = cqe_now;
         out->ev.valid = st->need_ev;
-        out->ev.data = st->ev;
+        out->ev.data = ev_now;
         bool ack = st->need_ack && !in->tx_desc_ready;
         bool cqe = st->need_cqe && !in->cqe_ready;
         bool ev = st->need_ev && !in->ev_ready;
@@ -916,22 +962,29 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         break;
     }
 
+    case RSP_RKEY: /* the rows read in IDLE are held: CHECK reads them next cycle */
+        st->pre.key_ok = rkey_ok(st);
+        read_sums(st);
+        st->phase = RSP_CHECK;
+        break;
+
     case RSP_CHECK: {
         rsp_job_t w = now, *j = &w;
-        check_packet(st, j);
+        check_packet(st, j, &pre);
         keep(st, &w);
         break;
     }
 
     case RSP_BG: { /* one unit of the QP's background work: a flushed WQE or a READ packet */
         rsp_job_t w = now, *j = &w;
+        bool rd_others = (st->parked && park_row != st->row) || (eligible & ~bit_set(0, st->row, true)) != 0;
         j->ctx = st->qpc.hls_mem_rdata;
         j->rq = st->rdq.hls_mem_rdata;
         st->need_cqe = false;
         st->need_ack = false;
         st->need_ev = false;
         if (j->rq.flush && j->ctx.rq_head != j->ctx.rq_tail) st->phase = RSP_FL_REQ;
-        else if (j->rq.count != 0) begin_rd_turn(st, j);
+        else if (j->rq.count != 0) begin_rd_turn(st, j, rd_others);
         else if (bit_of(st->resume_nak, st->row)) resume_nak(st, j);
         else write_back(st, j); /* nothing left: the QP leaves bg_work */
         keep(st, &w);
@@ -955,9 +1008,14 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         break;
     }
 
-    case RSP_WQE_KEY: {
+    case RSP_WQE_KEY:
+        st->pre.key_ok = buffer_ok(st, &now);
+        st->phase = RSP_WQE_OPEN;
+        break;
+
+    case RSP_WQE_OPEN: {
         rsp_job_t w = now, *j = &w;
-        open_send(st, j);
+        open_send(st, j, pre.key_ok);
         keep(st, &w);
         break;
     }
@@ -1010,8 +1068,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
          * ahead; the oldest outstanding read is the packet being sent. The read of a later
          * packet starts that packet, so it is issued only while nothing else waits: then
          * the turn ends at a packet boundary with no read outstanding. */
-        bool others = in->cfg.valid || in->rq_db.valid || (in->rx_pkt.valid && !st->parked) ||
-                      (st->parked && park_row != st->row) || (eligible & ~bit_set(0, st->row, true)) != 0;
+        bool others = in->cfg.valid || in->rq_db.valid || (in->rx_pkt.valid && !st->parked) || rd_others_now;
         uint32_t mtu = (uint32_t)mtu_mul(1, j->ctx.pmtu);
         uint32_t iss_n = st->iss_rem < mtu ? st->iss_rem : mtu;
         bool can_issue = st->iss_rem != 0 && st->ahead < RSP_RD_AHEAD &&
@@ -1024,7 +1081,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         st->iss_hold = can_issue && !in->dma_req_ready;
 
         out->tx_desc.valid = !st->desc_done;
-        out->tx_desc.data = st->txd;
+        out->tx_desc.data = txd_now;
         bool streaming = st->ahead != 0 && st->tx_rem != 0;
         uint16_t n = st->tx_rem < 64 ? st->tx_rem : 64;
         out->dma_resp_ready = streaming && in->tx_pay_ready;
@@ -1034,7 +1091,9 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         out->tx_pay.data.last = st->tx_rem <= 64;
 
         uint16_t tx_rem = st->tx_rem;
-        if (streaming && in->dma_resp.valid && in->tx_pay_ready) tx_rem = (uint16_t)(tx_rem - n);
+        bool beat = streaming && in->dma_resp.valid && in->tx_pay_ready;
+        if (beat) tx_rem = (uint16_t)(tx_rem - n);
+        bool pay_done = st->tx_rem == 0 || (beat && st->tx_rem <= 64); /* tx_rem == 0, no subtract */
         bool desc_done = st->desc_done || in->tx_desc_ready;
         uint8_t ahead = (uint8_t)(st->ahead + (issued ? 1 : 0));
         if (issued) {
@@ -1045,10 +1104,16 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         st->desc_done = desc_done;
         /* a read offered and not yet taken must stay offered: the packet it starts is
          * already chosen, so this one ends only once that read has gone */
-        if (desc_done && tx_rem == 0 && !st->iss_hold) {
+        if (desc_done && pay_done && !st->iss_hold) {
+            /* what is left of the READ at this packet's start, for the packet after next */
+            bool third_end = now.rq.len[now.rq.head & (RSP_RD_SLOTS - 1)] <= mtu_mul(3, j->ctx.pmtu);
+            /* ahead after this end != 0, decided without the add and the subtract */
+            bool more = issued ? !(st->ahead == 0 && st->rd_n != 0) : st->ahead != (st->rd_n != 0);
             if (st->rd_n != 0) ahead = (uint8_t)(ahead - 1);
             advance_rd(st, j);
-            if (ahead != 0) start_rd_pkt(st, j); /* its read is out: it is started, send it */
+            /* its read is out: it is started, send it. A read is issued ahead only for the
+             * READ being answered, so this is its next packet, never the next READ's first */
+            if (more) start_rd_pkt(st, j, st->rd_next_end, third_end);
             else write_back(st, j);              /* a boundary: the position is in the row */
         }
         st->ahead = ahead;
@@ -1100,21 +1165,21 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         rsp_job_t w = now, *j = &w;
         if (st->need_cqe) {
             out->cqe.valid = true;
-            out->cqe.data = st->cqe;
+            out->cqe.data = cqe_now;
             if (in->cqe_ready) st->need_cqe = false;
         } else if (st->need_ack) {
             out->tx_desc.valid = true;
-            out->tx_desc.data = st->txd;
+            out->tx_desc.data = txd_now;
             if (in->tx_desc_ready) {
                 st->need_ack = false;
-                if (st->txd.opcode == ROCE_OP_ATOMIC_ACKNOWLEDGE || st->txd.aeth_syndrome == AETH_ACK)
+                if (txd_now.opcode == ROCE_OP_ATOMIC_ACKNOWLEDGE || txd_now.aeth_syndrome == AETH_ACK)
                     st->acks_sent = st->acks_sent + 1;
                 else
                     st->naks_sent = st->naks_sent + 1;
             }
         } else if (st->need_ev) {
             out->ev.valid = true;
-            out->ev.data = st->ev;
+            out->ev.data = ev_now;
             if (in->ev_ready) st->need_ev = false;
         } else {
             write_back(st, j);

@@ -71,6 +71,15 @@ typedef struct {
     uint8_t rsvd[2];
 } rsp_rdq_t;               /* 88 bytes */
 
+/* What a checking state registers for the state after it, computed on the rows read before
+ * it, so that the state after only selects (responder.c RKEY, WQE_KEY). */
+typedef struct {
+    uint32_t rd_epsn;   /* RKEY for CHECK: EPSN after pkt as a new READ (read_sums) */
+    bool rd_behind;     /* RKEY for CHECK: pkt as a duplicate READ queues behind the READs queued */
+    bool key_ok;        /* an MR check's verdict: RKEY's on pkt's rkey for CHECK (true: no
+                         * rkey), WQE_KEY's on the receive buffer's lkey for WQE_OPEN */
+} rsp_pre_t;
+
 typedef struct {
     HLS_STREAM(nic_cfg_t) cfg;
     HLS_STREAM(nic_db_t) rq_db;
@@ -107,7 +116,7 @@ enum {
     RSP_CHECK,    /* qpc, MR and replay rows read for a packet: validate, decide */
     RSP_WQE_REQ,  /* DMA read of the RQ WQE */
     RSP_WQE_RSP,  /* its response */
-    RSP_WQE_KEY,  /* the SEND buffer's lkey checked against the MR table */
+    RSP_WQE_KEY,  /* the SEND buffer's lkey checked against the MR table (key_ok) */
     RSP_PAY,      /* payload beats: DMA writes, or drained */
     RSP_RD,       /* one READ RESPONSE packet: desc + DMA read + beats */
     RSP_AT_REQ,   /* atomic: DMA read 8 bytes */
@@ -119,6 +128,9 @@ enum {
     RSP_FL_RSP,
     RSP_CTX,      /* qpc, rdq and replay rows read for a context-port word: answer / write */
     RSP_EMIT,     /* markers or a context answer on tx_desc, cqe, ev (each until it moves) */
+    RSP_RKEY,     /* between IDLE and CHECK for a packet with a RETH or AtomicETH: its rkey
+                     checked against the MR and QP rows read in IDLE (key_ok) */
+    RSP_WQE_OPEN, /* after WQE_KEY: its verdict (key_ok) applied, the SEND's buffer opened */
 };
 
 enum { RSP_TAG_WQE = 1, RSP_TAG_READ = 2, RSP_TAG_ATOMIC = 3 };
@@ -148,6 +160,7 @@ typedef struct {
     bool last_bg;                 /* the last job taken was background work */
     nic_rx_pkt_t pkt;             /* the request being served */
     bool parked;                  /* pkt waits until its QP's READ responses are out */
+    rsp_pre_t pre;                /* RKEY's (WQE_KEY's) results for CHECK (WQE_OPEN) */
     nic_cfg_t cfg;                /* the cfg being applied */
     hls_u24 db_num;               /* the doorbell being applied */
     uint16_t db_index;
@@ -169,7 +182,14 @@ typedef struct {
     uint32_t iss_rem;             /* bytes of the head READ not yet requested */
     uint8_t ahead;                /* packets requested whose beats have not all been sent */
     bool iss_hold;
+    /* another QP has background work or a parked packet waits: from the registers of
+     * eligible and parked, which no state of a READ turn (BG, RD) changes, so BG takes it
+     * once for the turn (in RD it ran from those registers through the read-ahead decision
+     * into the rdq row's write data) */
+    bool rd_others;
     uint16_t rd_n;                /* payload bytes of the packet being sent */
+    bool rd_last;                 /* it is its READ's last (start_rd_pkt) */
+    bool rd_next_end;             /* the packet after it would be */
     bool desc_done;               /* its descriptor has moved */
     uint16_t tx_rem;              /* its payload bytes still to forward */
     /* atomics */
