@@ -19,11 +19,11 @@
  *
  * Bytes after the IPv4 total length (Ethernet padding) are ignored.
  *
- * Stages (issue 26: each does what one clock can): input (the beat and its beat-0 checks
- * into registers) -> beat (payload realignment, frame bookkeeping, the beat's ICRC window)
- * -> ICRC 1 (window) -> ICRC 2 (CRC-32 block) -> ICRC 3 (running register) -> descriptor
- * (ICRC verdict, descriptor register) -> counters. A payload beat leaves 1 cycle after the
- * input beat that completes it arrives, the descriptor 5 cycles after the frame's last beat. */
+ * Stages (issue 26: each does what one clock can): input (the beat into a register) ->
+ * check (beat 0's checks into registers) -> beat (payload realignment, frame bookkeeping,
+ * the beat's ICRC window) -> ICRC 1 (window) -> ICRC 2 (CRC-32 block) -> ICRC 3 (running register) -> descriptor
+ * (ICRC verdict, descriptor register) -> counters. A payload beat leaves 2 cycles after the
+ * input beat that completes it arrives, the descriptor 6 cycles after the frame's last beat. */
 #include "hls.h"
 #include "nic_types.h"
 #include "roce_common.h"
@@ -70,15 +70,23 @@ typedef struct {
 } rx_beat0_info;
 
 typedef struct {
-    /* input stage: the beat taken from the frame port, and what it tells if it is a frame's
-     * beat 0 (the IPv4 checksum and length checks), so that the beat stage starts from
-     * registers; in_mid: the next input beat continues a frame */
+    /* input stage: the beat taken from the frame port, nothing computed on it but its byte
+     * mask, so the port's ready is not in front of beat 0's checks; ib_first: it is a frame's
+     * beat 0; in_mid: the next input beat continues a frame */
     bool ib_valid;
     hls_u512 ib_data;         /* bytes >= ib_nb zero */
     hls_uint(7) ib_nb;        /* 0..64 */
     bool ib_last;
-    rx_beat0_info ib_i0;
+    bool ib_first;
     bool in_mid;
+    /* check stage: the input stage's beat and, if it is a frame's beat 0, what beat 0 tells
+     * (check_beat0: identity, IPv4 checksum, opcode, lengths), so that the beat stage
+     * starts from registers and these checks have a cycle of their own */
+    bool ck_valid;
+    hls_u512 ck_data;
+    hls_uint(7) ck_nb;
+    bool ck_last;
+    rx_beat0_info ck_i0;
     hls_uint(1) phase;
     uint16_t beat;            /* index of the next input beat of this frame */
     uint32_t frame_bytes;     /* bytes received so far in this frame */
@@ -283,13 +291,13 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         st->e1.valid = false;
     }
 
-    /* ---- beat stage: the beat in the input register ---- */
+    /* ---- beat stage: the beat in the check stage's register ---- */
     bool first = st->beat == 0;
-    unsigned nb = (unsigned)st->ib_nb;
-    hls_u512 cur = st->ib_data;
+    unsigned nb = (unsigned)st->ck_nb;
+    hls_u512 cur = st->ck_data;
 
-    /* beat-0 facts: the input stage's when this is beat 0, else from the frame's registers */
-    rx_beat0_info i0 = st->ib_i0;
+    /* beat-0 facts: the check stage's when this is beat 0, else from the frame's registers */
+    rx_beat0_info i0 = st->ck_i0;
     hls_uint(3) early = first ? i0.early : st->early;
     unsigned hlen = first ? i0.hlen : st->hlen;
     unsigned ip_len = first ? i0.ip_len : st->ip_len;
@@ -320,7 +328,7 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     else if (bytes_end < ETH_HDR_LEN + ip_len || bytes_end < hlen) status = ROCE_RX_TRUNCATED;
     bool hdr_complete = bytes_end >= hlen;
 
-    bool consumed = false;    /* the beat stage takes the input register's beat */
+    bool consumed = false;    /* the beat stage takes the check stage's beat */
     if (st->phase == RX_FLUSH) {
         /* payload beats after the last input beat: the tail of `prev`, then zero filler
          * if the frame was cut short */
@@ -354,16 +362,16 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         unsigned left = (unsigned)plen - 64 * sent;
         unsigned nbytes = left > 64 ? 64 : left;
         unsigned sent_after = sent + (emit ? 1 : 0);
-        bool is_last = st->ib_last;
+        bool is_last = st->ck_last;
         bool need_flush = is_last && deliver && hdr_complete && sent_after < pay_beats;
         bool finish = is_last && !need_flush;
 
-        out->pay.valid = st->ib_valid && emit && admit;
+        out->pay.valid = st->ck_valid && emit && admit;
         out->pay.data.beat.data = keep_low(realign(st->prev, cur, shift), nbytes);
         out->pay.data.beat.bytes = (hls_uint(7))nbytes;
         out->pay.data.beat.last = sent + 1 == pay_beats;
         out->pay.data.resp = resp;
-        consumed = hls_fire(st->ib_valid, (!emit || in->pay_ready) && admit);
+        consumed = hls_fire(st->ck_valid, (!emit || in->pay_ready) && admit);
         if (consumed) {
             hls_u512 hb0 = first ? cur : st->hb0;
             hls_u512 hb1 = first ? 0 : (st->beat == 1 ? cur : st->hb1);
@@ -405,18 +413,29 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         }
     }
 
-    /* ---- input stage: takes a beat when its register is empty or the beat stage takes
-     * the one in it ---- */
-    out->frame_ready = !st->ib_valid || consumed;
+    /* ---- check stage: takes the input stage's beat when its register is empty or the beat
+     * stage takes the one in it; beat 0's checks run on the input register, so the load
+     * enable only selects their registered result ---- */
+    bool ck_room = !st->ck_valid || consumed;
+    bool ib_move = st->ib_valid && ck_room;
+    if (ck_room) {
+        st->ck_valid = st->ib_valid;
+        st->ck_data = st->ib_data;
+        st->ck_nb = st->ib_nb;
+        st->ck_last = st->ib_last;
+        if (st->ib_first) st->ck_i0 = check_beat0(st->ib_data, (unsigned)st->ib_nb);
+    }
+
+    /* ---- input stage: takes a beat when its register is empty or its beat moves on ---- */
+    out->frame_ready = !st->ib_valid || ib_move;
     if (out->frame_ready) {
         unsigned in_nb = (unsigned)in->frame.data.bytes;
         in_nb = in_nb > 64 ? 64 : in_nb;
-        hls_u512 in_data = keep_low(in->frame.data.data, in_nb);
         st->ib_valid = in->frame.valid;
-        st->ib_data = in_data;
+        st->ib_data = keep_low(in->frame.data.data, in_nb);
         st->ib_nb = (hls_uint(7))in_nb;
         st->ib_last = in->frame.data.last;
-        if (!st->in_mid) st->ib_i0 = check_beat0(in_data, in_nb);
+        st->ib_first = !st->in_mid;
         if (in->frame.valid) st->in_mid = !in->frame.data.last;
     }
 }
