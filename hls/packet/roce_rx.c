@@ -63,6 +63,7 @@ typedef struct {
     hls_uint(3) early;
     uint8_t hlen;
     uint16_t ip_len;
+    hls_uint(17) dgram_end;   /* 14 + IPv4 total length: the frame bytes up to the datagram's end */
     hls_uint(14) plen;
     hls_uint(9) pay_beats;    /* ceil(plen / 64), 0..256 */
     bool deliver;             /* payload beats are sent: beat 0's checks pass, plen > 0 */
@@ -89,14 +90,19 @@ typedef struct {
     rx_beat0_info ck_i0;
     hls_uint(1) phase;
     uint16_t beat;            /* index of the next input beat of this frame */
-    uint32_t frame_bytes;     /* bytes received so far in this frame */
+    /* bytes this frame still lacks, after the beats taken so far, to hold its base headers
+     * (54), all its headers (H) and its whole IPv4 datagram: counted down by each beat's byte
+     * count, so the TRUNCATED checks are a compare of the beat's 7-bit count against a
+     * register, not a running 32-bit byte count added and then compared */
+    hls_uint(6) lack_base;
+    hls_uint(7) lack_hdr;
+    hls_uint(17) lack_dgram;
     hls_u512 prev;            /* previous input beat (realignment) */
     hls_u512 hb0;             /* beat 0 and beat 1 of the frame: the headers */
     hls_u512 hb1;
     /* decided at beat 0 */
     hls_uint(3) early;        /* status from beat 0 (NOT_ROCE, TRUNCATED, BAD_IP_CSUM, BAD_OPCODE or OK) */
     uint8_t hlen;             /* header bytes H (54..82) */
-    uint16_t ip_len;          /* IPv4 total length */
     hls_uint(14) plen;        /* payload bytes L */
     hls_uint(9) pay_total;    /* ceil(L/64) */
     bool deliver;             /* beat 0's checks passed and L > 0 */
@@ -157,6 +163,7 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     else r.early = ROCE_RX_OK;
     r.hlen = (uint8_t)(ROCE_BASE_LEN + ext_len);
     r.ip_len = (uint16_t)ip_len;
+    r.dgram_end = (hls_uint(17))(ETH_HDR_LEN + ip_len);
     r.plen = (hls_uint(14))(len_ok ? plen : 0);
     r.pay_beats = (hls_uint(9))(((hls_uint(15))r.plen + 63) >> 6);
     r.deliver = r.early == ROCE_RX_OK && r.pay_beats != 0;
@@ -300,7 +307,6 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     rx_beat0_info i0 = st->ck_i0;
     hls_uint(3) early = first ? i0.early : st->early;
     unsigned hlen = first ? i0.hlen : st->hlen;
-    unsigned ip_len = first ? i0.ip_len : st->ip_len;
     hls_uint(14) plen = first ? i0.plen : st->plen;
     unsigned shift = hlen & 63;
     unsigned pay_beats = first ? (unsigned)i0.pay_beats : (unsigned)st->pay_total;
@@ -310,23 +316,30 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     unsigned sent = first ? 0 : st->pay_sent;
 
     /* ---- ICRC coverage of this beat (the window itself is built below, on acceptance) ---- */
-    unsigned cov_end = ETH_HDR_LEN + (unsigned)i0.ip_len;   /* beat 0: the datagram's end */
+    unsigned cov_end = (unsigned)i0.dgram_end;              /* beat 0: the datagram's end */
     unsigned cov = first ? (cov_end > 64 ? 64 : cov_end) : (unsigned)st->cov_lim;
     unsigned hi = cov > nb ? nb : cov;                  /* window bytes 0..hi-1 are data */
     bool active = first || hi != 0;
     unsigned crc_hi = active ? hi : (unsigned)st->crc_hi;
-    uint32_t frame_bytes = (first ? 0 : st->frame_bytes) + nb;
+
+    /* what the frame holds with this beat (none in FLUSH): a length X is held once the beat's
+     * bytes cover what was still lacking of it */
+    unsigned lack_base = first ? ROCE_BASE_LEN : (unsigned)st->lack_base;
+    unsigned lack_hdr = first ? hlen : (unsigned)st->lack_hdr;
+    unsigned lack_dgram = first ? (unsigned)i0.dgram_end : (unsigned)st->lack_dgram;
+    unsigned added = st->phase == RX_FLUSH ? 0 : nb;
+    bool has_base = added >= lack_base;
+    bool hdr_complete = added >= lack_hdr;
+    bool has_dgram = added >= lack_dgram;
 
     /* the frame's status once it has ended (input beat `last` or in FLUSH), all but the
      * ICRC, which the descriptor stage checks: first failing check wins: identity, base
      * headers present, IPv4 checksum, opcode, lengths (fields and frame) */
-    uint32_t bytes_end = st->phase == RX_FLUSH ? st->frame_bytes : frame_bytes;
     hls_uint(3) status = ROCE_RX_OK;
     if (early == ROCE_RX_NOT_ROCE) status = ROCE_RX_NOT_ROCE;
-    else if (bytes_end < ROCE_BASE_LEN) status = ROCE_RX_TRUNCATED;
+    else if (!has_base) status = ROCE_RX_TRUNCATED;
     else if (early != ROCE_RX_OK) status = early;
-    else if (bytes_end < ETH_HDR_LEN + ip_len || bytes_end < hlen) status = ROCE_RX_TRUNCATED;
-    bool hdr_complete = bytes_end >= hlen;
+    else if (!has_dgram || !hdr_complete) status = ROCE_RX_TRUNCATED;
 
     bool consumed = false;    /* the beat stage takes the check stage's beat */
     if (st->phase == RX_FLUSH) {
@@ -380,14 +393,15 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
             st->prev = cur;
             st->early = early;
             st->hlen = (uint8_t)hlen;
-            st->ip_len = (uint16_t)ip_len;
             st->plen = plen;
             st->pay_total = (hls_uint(9))pay_beats;
             st->deliver = deliver;
             if (first) st->resp = i0.resp;
             st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
             st->pay_sent = (uint16_t)sent_after;
-            st->frame_bytes = frame_bytes;
+            st->lack_base = (hls_uint(6))(has_base ? 0 : lack_base - nb);
+            st->lack_hdr = (hls_uint(7))(hdr_complete ? 0 : lack_hdr - nb);
+            st->lack_dgram = (hls_uint(17))(has_dgram ? 0 : lack_dgram - nb);
             st->beat = st->beat == 0xFFFF ? st->beat : (uint16_t)(st->beat + 1); /* saturate */
 
             /* this beat's ICRC window into the pipeline; the coverage of the next beat */
