@@ -141,21 +141,28 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     uint8_t opcode = hb_byte(w, 42);
     uint8_t ext = roce_ext(opcode);
     /* the lengths in their own widths (16-bit fields, 17 bits for a sum), not 32-bit
-     * unsigned: each add or compare is a short carry chain */
+     * unsigned: each add or compare is a short carry chain. The payload length L is
+     * ip_len - min_ip, but every check on it is written as a compare of ip_len with min_ip,
+     * so the checks, L and its beat count are side by side after min_ip, none behind the
+     * subtract. */
     hls_uint(7) ext_len = (hls_uint(7))roce_ext_len(ext);
     hls_uint(2) pad = (hls_uint(2))(hb_byte(w, 43) >> 4);
     hls_uint(17) ip_len = (hls_uint(17))hb_be(w, 16, 2);
     hls_uint(17) udp_len = (hls_uint(17))hb_be(w, 38, 2);
-    hls_uint(17) min_ip = (hls_uint(17))(IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + ROCE_ICRC_LEN) + ext_len + pad;
-    hls_uint(17) plen = ip_len >= min_ip ? (hls_uint(17))(ip_len - min_ip) : 0;
+    hls_uint(7) min_ip = (hls_uint(7))(IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + ROCE_ICRC_LEN + ext_len + pad); /* 44..75 */
+    bool holds_headers = ip_len >= min_ip;
+    bool no_payload = ip_len == min_ip;                                 /* L == 0 */
+    bool under_max = ip_len < ((hls_uint(17))min_ip | 16384);           /* L < 16384 (min_ip < 16384) */
+    hls_uint(14) plen = (hls_uint(14))(ip_len - min_ip);                /* L, when the checks pass */
+    hls_uint(9) beats = (hls_uint(9))((hls_uint(17))(ip_len + 63 - min_ip) >> 6); /* ceil(L/64) */
     /* Not RoCE when an identifying field that the frame holds is wrong (nb is at most 64,
      * all of them are in beat 0); a short frame whose fields so far fit is TRUNCATED. */
     bool foreign = nb < 14 || hb_be(w, 12, 2) != ETHERTYPE_IPV4 ||
                    (nb > 14 && hb_byte(w, 14) != 0x45) ||
                    (nb > 23 && hb_byte(w, 23) != IPPROTO_UDP_NUM) ||
                    (nb > 37 && hb_be(w, 36, 2) != ROCE_UDP_PORT);
-    bool len_ok = ip_len >= min_ip && (hls_uint(17))(udp_len + IPV4_HDR_LEN) == ip_len && plen < 16384 &&
-                  (plen == 0 || (ext & ROCE_EXT_PAYLOAD) != 0);
+    bool len_ok = holds_headers && (hls_uint(17))(udp_len + IPV4_HDR_LEN) == ip_len && under_max &&
+                  (no_payload || (ext & ROCE_EXT_PAYLOAD) != 0);
     if (foreign) r.early = ROCE_RX_NOT_ROCE;
     else if (ipv4_sum(w) != 0xFFFF) r.early = ROCE_RX_BAD_IP_CSUM;
     else if (!(ext & ROCE_EXT_VALID)) r.early = ROCE_RX_BAD_OPCODE; /* its length rules are unknown */
@@ -164,9 +171,9 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     r.hlen = (uint8_t)(ROCE_BASE_LEN + ext_len);
     r.ip_len = (uint16_t)ip_len;
     r.dgram_end = (hls_uint(17))(ETH_HDR_LEN + ip_len);
-    r.plen = (hls_uint(14))(len_ok ? plen : 0);
-    r.pay_beats = (hls_uint(9))(((hls_uint(15))r.plen + 63) >> 6);
-    r.deliver = r.early == ROCE_RX_OK && r.pay_beats != 0;
+    r.plen = len_ok ? plen : 0;
+    r.pay_beats = len_ok ? beats : 0;
+    r.deliver = r.early == ROCE_RX_OK && !no_payload;   /* OK includes len_ok */
     r.resp = roce_op_is_response(opcode);
     return r;
 }
@@ -430,6 +437,10 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     /* ---- check stage: takes the input stage's beat when its register is empty or the beat
      * stage takes the one in it; beat 0's checks run on the input register, so the load
      * enable only selects their registered result ---- */
+    /* computed outside the load's `if`: rtl-gen predicates what is computed inside one with
+     * its condition, and the load enable (the beat stage's take) would run into the checks'
+     * carry chains */
+    rx_beat0_info i0_next = check_beat0(st->ib_data, (unsigned)st->ib_nb);
     bool ck_room = !st->ck_valid || consumed;
     bool ib_move = st->ib_valid && ck_room;
     if (ck_room) {
@@ -437,7 +448,7 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         st->ck_data = st->ib_data;
         st->ck_nb = st->ib_nb;
         st->ck_last = st->ib_last;
-        if (st->ib_first) st->ck_i0 = check_beat0(st->ib_data, (unsigned)st->ib_nb);
+        if (st->ib_first) st->ck_i0 = i0_next;
     }
 
     /* ---- input stage: takes a beat when its register is empty or its beat moves on ---- */
