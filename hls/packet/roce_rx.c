@@ -164,7 +164,7 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     bool len_ok = holds_headers && (hls_uint(17))(udp_len + IPV4_HDR_LEN) == ip_len && under_max &&
                   (no_payload || (ext & ROCE_EXT_PAYLOAD) != 0);
     if (foreign) r.early = ROCE_RX_NOT_ROCE;
-    else if (ipv4_sum(w) != 0xFFFF) r.early = ROCE_RX_BAD_IP_CSUM;
+    else if (!ipv4_sum_ok(w)) r.early = ROCE_RX_BAD_IP_CSUM;
     else if (!(ext & ROCE_EXT_VALID)) r.early = ROCE_RX_BAD_OPCODE; /* its length rules are unknown */
     else if (!len_ok) r.early = ROCE_RX_TRUNCATED;
     else r.early = ROCE_RX_OK;
