@@ -131,14 +131,17 @@ HLS_INLINE uint32_t crc32_range(uint32_t crc, hls_u512 data, unsigned lo, unsign
     return crc32_block(window) ^ rest;
 }
 
-/* Ones'-complement sum of the ten 16-bit words of the IPv4 header at byte 14 (20 bits
- * hold the sum of ten words; the folds fit 17). */
-HLS_INLINE uint16_t ipv4_sum(roce_hdr_bits w) {
+/* Whether the IPv4 header at byte 14 has a correct checksum: the ones'-complement sum of its
+ * ten 16-bit words is 0xFFFF. Folding the carries computes the plain sum s modulo 65535 (a
+ * nonzero multiple of 65535 folds to 0xFFFF, 0 stays 0), and ten words sum to at most
+ * 10 * 65535, so the check is s equal to one of the ten nonzero multiples: ten compares side
+ * by side in place of two folding adds and a compare behind them. */
+HLS_INLINE bool ipv4_sum_ok(roce_hdr_bits w) {
     hls_uint(20) s = 0;
     for (unsigned i = 0; i < 10; i++) s += (hls_uint(20))hb_be(w, ETH_HDR_LEN + 2 * i, 2);
-    hls_uint(17) f = (hls_uint(17))(s & 0xFFFF) + (hls_uint(17))(s >> 16);
-    f = (hls_uint(17))((f & 0xFFFF) + (f >> 16));
-    return (uint16_t)f;
+    bool ok = false;
+    HLS_UNROLL for (unsigned k = 1; k <= 10; k++) ok |= s == (hls_uint(20))(0xFFFFu * k);
+    return ok;
 }
 
 #endif /* ROCE_COMMON_H */

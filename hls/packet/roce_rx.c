@@ -19,11 +19,11 @@
  *
  * Bytes after the IPv4 total length (Ethernet padding) are ignored.
  *
- * Stages (issue 26: each does what one clock can): input (the beat and its beat-0 checks
- * into registers) -> beat (payload realignment, frame bookkeeping, the beat's ICRC window)
- * -> ICRC 1 (window) -> ICRC 2 (CRC-32 block) -> ICRC 3 (running register) -> descriptor
- * (ICRC verdict, descriptor register) -> counters. A payload beat leaves 1 cycle after the
- * input beat that completes it arrives, the descriptor 5 cycles after the frame's last beat. */
+ * Stages (issue 26: each does what one clock can): input (the beat into a register) ->
+ * check (beat 0's checks into registers) -> beat (payload realignment, frame bookkeeping,
+ * the beat's ICRC window) -> ICRC 1 (window) -> ICRC 2 (CRC-32 block) -> ICRC 3 (running register) -> descriptor
+ * (ICRC verdict, descriptor register) -> counters. A payload beat leaves 2 cycles after the
+ * input beat that completes it arrives, the descriptor 6 cycles after the frame's last beat. */
 #include "hls.h"
 #include "nic_types.h"
 #include "roce_common.h"
@@ -63,6 +63,7 @@ typedef struct {
     hls_uint(3) early;
     uint8_t hlen;
     uint16_t ip_len;
+    hls_uint(17) dgram_end;   /* 14 + IPv4 total length: the frame bytes up to the datagram's end */
     hls_uint(14) plen;
     hls_uint(9) pay_beats;    /* ceil(plen / 64), 0..256 */
     bool deliver;             /* payload beats are sent: beat 0's checks pass, plen > 0 */
@@ -70,25 +71,38 @@ typedef struct {
 } rx_beat0_info;
 
 typedef struct {
-    /* input stage: the beat taken from the frame port, and what it tells if it is a frame's
-     * beat 0 (the IPv4 checksum and length checks), so that the beat stage starts from
-     * registers; in_mid: the next input beat continues a frame */
+    /* input stage: the beat taken from the frame port, nothing computed on it but its byte
+     * mask, so the port's ready is not in front of beat 0's checks; ib_first: it is a frame's
+     * beat 0; in_mid: the next input beat continues a frame */
     bool ib_valid;
     hls_u512 ib_data;         /* bytes >= ib_nb zero */
     hls_uint(7) ib_nb;        /* 0..64 */
     bool ib_last;
-    rx_beat0_info ib_i0;
+    bool ib_first;
     bool in_mid;
+    /* check stage: the input stage's beat and, if it is a frame's beat 0, what beat 0 tells
+     * (check_beat0: identity, IPv4 checksum, opcode, lengths), so that the beat stage
+     * starts from registers and these checks have a cycle of their own */
+    bool ck_valid;
+    hls_u512 ck_data;
+    hls_uint(7) ck_nb;
+    bool ck_last;
+    rx_beat0_info ck_i0;
     hls_uint(1) phase;
     uint16_t beat;            /* index of the next input beat of this frame */
-    uint32_t frame_bytes;     /* bytes received so far in this frame */
+    /* bytes this frame still lacks, after the beats taken so far, to hold its base headers
+     * (54), all its headers (H) and its whole IPv4 datagram: counted down by each beat's byte
+     * count, so the TRUNCATED checks are a compare of the beat's 7-bit count against a
+     * register, not a running 32-bit byte count added and then compared */
+    hls_uint(6) lack_base;
+    hls_uint(7) lack_hdr;
+    hls_uint(17) lack_dgram;
     hls_u512 prev;            /* previous input beat (realignment) */
     hls_u512 hb0;             /* beat 0 and beat 1 of the frame: the headers */
     hls_u512 hb1;
     /* decided at beat 0 */
     hls_uint(3) early;        /* status from beat 0 (NOT_ROCE, TRUNCATED, BAD_IP_CSUM, BAD_OPCODE or OK) */
     uint8_t hlen;             /* header bytes H (54..82) */
-    uint16_t ip_len;          /* IPv4 total length */
     hls_uint(14) plen;        /* payload bytes L */
     hls_uint(9) pay_total;    /* ceil(L/64) */
     bool deliver;             /* beat 0's checks passed and L > 0 */
@@ -127,31 +141,39 @@ HLS_INLINE rx_beat0_info check_beat0(hls_u512 b0, unsigned nb) {
     uint8_t opcode = hb_byte(w, 42);
     uint8_t ext = roce_ext(opcode);
     /* the lengths in their own widths (16-bit fields, 17 bits for a sum), not 32-bit
-     * unsigned: each add or compare is a short carry chain */
+     * unsigned: each add or compare is a short carry chain. The payload length L is
+     * ip_len - min_ip, but every check on it is written as a compare of ip_len with min_ip,
+     * so the checks, L and its beat count are side by side after min_ip, none behind the
+     * subtract. */
     hls_uint(7) ext_len = (hls_uint(7))roce_ext_len(ext);
     hls_uint(2) pad = (hls_uint(2))(hb_byte(w, 43) >> 4);
     hls_uint(17) ip_len = (hls_uint(17))hb_be(w, 16, 2);
     hls_uint(17) udp_len = (hls_uint(17))hb_be(w, 38, 2);
-    hls_uint(17) min_ip = (hls_uint(17))(IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + ROCE_ICRC_LEN) + ext_len + pad;
-    hls_uint(17) plen = ip_len >= min_ip ? (hls_uint(17))(ip_len - min_ip) : 0;
+    hls_uint(7) min_ip = (hls_uint(7))(IPV4_HDR_LEN + UDP_HDR_LEN + BTH_LEN + ROCE_ICRC_LEN + ext_len + pad); /* 44..75 */
+    bool holds_headers = ip_len >= min_ip;
+    bool no_payload = ip_len == min_ip;                                 /* L == 0 */
+    bool under_max = ip_len < ((hls_uint(17))min_ip | 16384);           /* L < 16384 (min_ip < 16384) */
+    hls_uint(14) plen = (hls_uint(14))(ip_len - min_ip);                /* L, when the checks pass */
+    hls_uint(9) beats = (hls_uint(9))((hls_uint(17))(ip_len + 63 - min_ip) >> 6); /* ceil(L/64) */
     /* Not RoCE when an identifying field that the frame holds is wrong (nb is at most 64,
      * all of them are in beat 0); a short frame whose fields so far fit is TRUNCATED. */
     bool foreign = nb < 14 || hb_be(w, 12, 2) != ETHERTYPE_IPV4 ||
                    (nb > 14 && hb_byte(w, 14) != 0x45) ||
                    (nb > 23 && hb_byte(w, 23) != IPPROTO_UDP_NUM) ||
                    (nb > 37 && hb_be(w, 36, 2) != ROCE_UDP_PORT);
-    bool len_ok = ip_len >= min_ip && (hls_uint(17))(udp_len + IPV4_HDR_LEN) == ip_len && plen < 16384 &&
-                  (plen == 0 || (ext & ROCE_EXT_PAYLOAD) != 0);
+    bool len_ok = holds_headers && (hls_uint(17))(udp_len + IPV4_HDR_LEN) == ip_len && under_max &&
+                  (no_payload || (ext & ROCE_EXT_PAYLOAD) != 0);
     if (foreign) r.early = ROCE_RX_NOT_ROCE;
-    else if (ipv4_sum(w) != 0xFFFF) r.early = ROCE_RX_BAD_IP_CSUM;
+    else if (!ipv4_sum_ok(w)) r.early = ROCE_RX_BAD_IP_CSUM;
     else if (!(ext & ROCE_EXT_VALID)) r.early = ROCE_RX_BAD_OPCODE; /* its length rules are unknown */
     else if (!len_ok) r.early = ROCE_RX_TRUNCATED;
     else r.early = ROCE_RX_OK;
     r.hlen = (uint8_t)(ROCE_BASE_LEN + ext_len);
     r.ip_len = (uint16_t)ip_len;
-    r.plen = (hls_uint(14))(len_ok ? plen : 0);
-    r.pay_beats = (hls_uint(9))(((hls_uint(15))r.plen + 63) >> 6);
-    r.deliver = r.early == ROCE_RX_OK && r.pay_beats != 0;
+    r.dgram_end = (hls_uint(17))(ETH_HDR_LEN + ip_len);
+    r.plen = len_ok ? plen : 0;
+    r.pay_beats = len_ok ? beats : 0;
+    r.deliver = r.early == ROCE_RX_OK && !no_payload;   /* OK includes len_ok */
     r.resp = roce_op_is_response(opcode);
     return r;
 }
@@ -283,16 +305,15 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         st->e1.valid = false;
     }
 
-    /* ---- beat stage: the beat in the input register ---- */
+    /* ---- beat stage: the beat in the check stage's register ---- */
     bool first = st->beat == 0;
-    unsigned nb = (unsigned)st->ib_nb;
-    hls_u512 cur = st->ib_data;
+    unsigned nb = (unsigned)st->ck_nb;
+    hls_u512 cur = st->ck_data;
 
-    /* beat-0 facts: the input stage's when this is beat 0, else from the frame's registers */
-    rx_beat0_info i0 = st->ib_i0;
+    /* beat-0 facts: the check stage's when this is beat 0, else from the frame's registers */
+    rx_beat0_info i0 = st->ck_i0;
     hls_uint(3) early = first ? i0.early : st->early;
     unsigned hlen = first ? i0.hlen : st->hlen;
-    unsigned ip_len = first ? i0.ip_len : st->ip_len;
     hls_uint(14) plen = first ? i0.plen : st->plen;
     unsigned shift = hlen & 63;
     unsigned pay_beats = first ? (unsigned)i0.pay_beats : (unsigned)st->pay_total;
@@ -302,25 +323,32 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
     unsigned sent = first ? 0 : st->pay_sent;
 
     /* ---- ICRC coverage of this beat (the window itself is built below, on acceptance) ---- */
-    unsigned cov_end = ETH_HDR_LEN + (unsigned)i0.ip_len;   /* beat 0: the datagram's end */
+    unsigned cov_end = (unsigned)i0.dgram_end;              /* beat 0: the datagram's end */
     unsigned cov = first ? (cov_end > 64 ? 64 : cov_end) : (unsigned)st->cov_lim;
     unsigned hi = cov > nb ? nb : cov;                  /* window bytes 0..hi-1 are data */
     bool active = first || hi != 0;
     unsigned crc_hi = active ? hi : (unsigned)st->crc_hi;
-    uint32_t frame_bytes = (first ? 0 : st->frame_bytes) + nb;
+
+    /* what the frame holds with this beat (none in FLUSH): a length X is held once the beat's
+     * bytes cover what was still lacking of it */
+    unsigned lack_base = first ? ROCE_BASE_LEN : (unsigned)st->lack_base;
+    unsigned lack_hdr = first ? hlen : (unsigned)st->lack_hdr;
+    unsigned lack_dgram = first ? (unsigned)i0.dgram_end : (unsigned)st->lack_dgram;
+    unsigned added = st->phase == RX_FLUSH ? 0 : nb;
+    bool has_base = added >= lack_base;
+    bool hdr_complete = added >= lack_hdr;
+    bool has_dgram = added >= lack_dgram;
 
     /* the frame's status once it has ended (input beat `last` or in FLUSH), all but the
      * ICRC, which the descriptor stage checks: first failing check wins: identity, base
      * headers present, IPv4 checksum, opcode, lengths (fields and frame) */
-    uint32_t bytes_end = st->phase == RX_FLUSH ? st->frame_bytes : frame_bytes;
     hls_uint(3) status = ROCE_RX_OK;
     if (early == ROCE_RX_NOT_ROCE) status = ROCE_RX_NOT_ROCE;
-    else if (bytes_end < ROCE_BASE_LEN) status = ROCE_RX_TRUNCATED;
+    else if (!has_base) status = ROCE_RX_TRUNCATED;
     else if (early != ROCE_RX_OK) status = early;
-    else if (bytes_end < ETH_HDR_LEN + ip_len || bytes_end < hlen) status = ROCE_RX_TRUNCATED;
-    bool hdr_complete = bytes_end >= hlen;
+    else if (!has_dgram || !hdr_complete) status = ROCE_RX_TRUNCATED;
 
-    bool consumed = false;    /* the beat stage takes the input register's beat */
+    bool consumed = false;    /* the beat stage takes the check stage's beat */
     if (st->phase == RX_FLUSH) {
         /* payload beats after the last input beat: the tail of `prev`, then zero filler
          * if the frame was cut short */
@@ -354,16 +382,16 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         unsigned left = (unsigned)plen - 64 * sent;
         unsigned nbytes = left > 64 ? 64 : left;
         unsigned sent_after = sent + (emit ? 1 : 0);
-        bool is_last = st->ib_last;
+        bool is_last = st->ck_last;
         bool need_flush = is_last && deliver && hdr_complete && sent_after < pay_beats;
         bool finish = is_last && !need_flush;
 
-        out->pay.valid = st->ib_valid && emit && admit;
+        out->pay.valid = st->ck_valid && emit && admit;
         out->pay.data.beat.data = keep_low(realign(st->prev, cur, shift), nbytes);
         out->pay.data.beat.bytes = (hls_uint(7))nbytes;
         out->pay.data.beat.last = sent + 1 == pay_beats;
         out->pay.data.resp = resp;
-        consumed = hls_fire(st->ib_valid, (!emit || in->pay_ready) && admit);
+        consumed = hls_fire(st->ck_valid, (!emit || in->pay_ready) && admit);
         if (consumed) {
             hls_u512 hb0 = first ? cur : st->hb0;
             hls_u512 hb1 = first ? 0 : (st->beat == 1 ? cur : st->hb1);
@@ -372,14 +400,15 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
             st->prev = cur;
             st->early = early;
             st->hlen = (uint8_t)hlen;
-            st->ip_len = (uint16_t)ip_len;
             st->plen = plen;
             st->pay_total = (hls_uint(9))pay_beats;
             st->deliver = deliver;
             if (first) st->resp = i0.resp;
             st->pay_beats = (uint16_t)(deliver && hdr_complete ? pay_beats : 0);
             st->pay_sent = (uint16_t)sent_after;
-            st->frame_bytes = frame_bytes;
+            st->lack_base = (hls_uint(6))(has_base ? 0 : lack_base - nb);
+            st->lack_hdr = (hls_uint(7))(hdr_complete ? 0 : lack_hdr - nb);
+            st->lack_dgram = (hls_uint(17))(has_dgram ? 0 : lack_dgram - nb);
             st->beat = st->beat == 0xFFFF ? st->beat : (uint16_t)(st->beat + 1); /* saturate */
 
             /* this beat's ICRC window into the pipeline; the coverage of the next beat */
@@ -405,18 +434,33 @@ HLS_TOP void roce_rx(const roce_rx_in *in, roce_rx_out *out, roce_rx_state *st) 
         }
     }
 
-    /* ---- input stage: takes a beat when its register is empty or the beat stage takes
-     * the one in it ---- */
-    out->frame_ready = !st->ib_valid || consumed;
+    /* ---- check stage: takes the input stage's beat when its register is empty or the beat
+     * stage takes the one in it; beat 0's checks run on the input register, so the load
+     * enable only selects their registered result ---- */
+    /* computed outside the load's `if`: rtl-gen predicates what is computed inside one with
+     * its condition, and the load enable (the beat stage's take) would run into the checks'
+     * carry chains */
+    rx_beat0_info i0_next = check_beat0(st->ib_data, (unsigned)st->ib_nb);
+    bool ck_room = !st->ck_valid || consumed;
+    bool ib_move = st->ib_valid && ck_room;
+    if (ck_room) {
+        st->ck_valid = st->ib_valid;
+        st->ck_data = st->ib_data;
+        st->ck_nb = st->ib_nb;
+        st->ck_last = st->ib_last;
+        if (st->ib_first) st->ck_i0 = i0_next;
+    }
+
+    /* ---- input stage: takes a beat when its register is empty or its beat moves on ---- */
+    out->frame_ready = !st->ib_valid || ib_move;
     if (out->frame_ready) {
         unsigned in_nb = (unsigned)in->frame.data.bytes;
         in_nb = in_nb > 64 ? 64 : in_nb;
-        hls_u512 in_data = keep_low(in->frame.data.data, in_nb);
         st->ib_valid = in->frame.valid;
-        st->ib_data = in_data;
+        st->ib_data = keep_low(in->frame.data.data, in_nb);
         st->ib_nb = (hls_uint(7))in_nb;
         st->ib_last = in->frame.data.last;
-        if (!st->in_mid) st->ib_i0 = check_beat0(in_data, in_nb);
+        st->ib_first = !st->in_mid;
         if (in->frame.valid) st->in_mid = !in->frame.data.last;
     }
 }

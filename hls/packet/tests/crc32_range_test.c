@@ -69,5 +69,38 @@ int main(void) {
     }
     if (!rbad) printf("PASS icrc_residue: a correct ICRC matches, a flipped bit does not (%u windows)\n", rcases);
     bad += (int)rbad;
+
+    /* ipv4_sum_ok against the folded ones'-complement sum: random headers, each also with its
+     * checksum word set right (so the sum is a nonzero multiple of 65535, up to 10 x), the all
+     * zero and all ones headers */
+    unsigned cbad = 0, ccases = 0, cgood = 0;
+    for (unsigned t = 0; t < 20000; t++) {
+        uint16_t wd[10];
+        for (unsigned i = 0; i < 10; i++) wd[i] = (uint16_t)next();
+        if (t == 0) for (unsigned i = 0; i < 10; i++) wd[i] = 0;
+        if (t == 1) for (unsigned i = 0; i < 10; i++) wd[i] = 0xFFFF;
+        for (unsigned fix = 0; fix < 2; fix++, ccases++) {
+            if (fix) { /* the checksum word (5th) that makes the folded sum 0xFFFF */
+                wd[5] = 0;
+                uint32_t f = 0;
+                for (unsigned i = 0; i < 10; i++) f += wd[i];
+                while (f >> 16) f = (f & 0xFFFF) + (f >> 16);
+                wd[5] = (uint16_t)~f;
+            }
+            uint32_t f = 0;
+            roce_hdr_bits w = 0;
+            for (unsigned i = 0; i < 10; i++) {
+                f += wd[i];
+                w |= (roce_hdr_bits)(wd[i] >> 8) << (8 * (ETH_HDR_LEN + 2 * i));
+                w |= (roce_hdr_bits)(wd[i] & 0xFF) << (8 * (ETH_HDR_LEN + 2 * i + 1));
+            }
+            while (f >> 16) f = (f & 0xFFFF) + (f >> 16);
+            cgood += f == 0xFFFF;
+            if (ipv4_sum_ok(w) != (f == 0xFFFF) && cbad++ < 5)
+                printf("FAIL ipv4_sum_ok: header %u (fixed %u) says %d, folded sum %04x\n", t, fix, ipv4_sum_ok(w), f);
+        }
+    }
+    if (!cbad) printf("PASS ipv4_sum_ok equals the folded sum check (%u headers, %u correct)\n", ccases, cgood);
+    bad += (int)cbad;
     return bad != 0;
 }

@@ -52,7 +52,7 @@ static int chance(int pct) { return (int)(rnd() % 100) < pct; }
 
 /* ---------------------------------------------------------------- packets */
 #define MAX_PKTS 512
-#define MAX_FRAME 9216
+#define MAX_FRAME 16512 /* the largest payload roce_rx accepts (16383) and its headers */
 typedef struct {
     roce_hdr_t h;
     uint8_t *pay;
@@ -507,6 +507,8 @@ int main(int argc, char **argv) {
     static int want[MAX_PKTS];
     static const char *what[MAX_PKTS];
     static int src_of[MAX_PKTS];
+    static int want_plen[MAX_PKTS]; /* the descriptor's payload_len and the bytes sent, or -1 */
+    for (int i = 0; i < MAX_PKTS; i++) want_plen[i] = -1;
     int nm = 0;
     uint32_t want_cnt[8] = {0};
     for (int i = 0; i < ngood && nm < MAX_PKTS - 1; i++) {
@@ -541,6 +543,36 @@ int main(int argc, char **argv) {
         mix[nm] = f; want[nm] = ROCE_RX_NOT_ROCE; what[nm] = "ARP"; src_of[nm] = -1; nm++;
         want_cnt[ROCE_RX_NOT_ROCE]++;
     }
+    /* the length rules (status TRUNCATED), each with the payload it must (not) deliver: a
+     * SEND_ONLY and an ACK with their IPv4/UDP lengths rewritten and the IPv4 checksum fixed */
+    int send_i = -1, ack_i = -1;
+    for (int i = 0; i < ngood; i++) {
+        if (send_i < 0 && pkts[i].h.opcode == ROCE_OP_SEND_ONLY && pkts[i].h.payload_len > 64) send_i = i;
+        if (ack_i < 0 && pkts[i].h.opcode == ROCE_OP_ACKNOWLEDGE) ack_i = i;
+    }
+    CHECK(send_i >= 0 && ack_i >= 0, "no SEND_ONLY with payload or ACK among the test packets");
+    for (int k = 0; k < 5 && send_i >= 0 && ack_i >= 0; k++) {
+        const frame_t *g = &frames[k == 2 ? ack_i : send_i];
+        frame_t f = mk(g, g->len + (k == 2 ? 4 : 0));
+        unsigned ip_len = (unsigned)(f.b[16] << 8 | f.b[17]);
+        unsigned min_ip = ip_len - (unsigned)pkts[k == 2 ? ack_i : send_i].h.payload_len; /* headers, pad, ICRC */
+        unsigned udp_len = 0;
+        int plen = 0;
+        const char *wh = "";
+        switch (k) {
+        case 0: udp_len = ip_len - 20 + 1; wh = "UDP length != IPv4 length - 20"; break;
+        case 1: ip_len = min_ip - 1; wh = "IPv4 length below the headers"; break;
+        case 2: ip_len += 4; wh = "payload on an opcode without payload (ACK)"; break;
+        case 3: ip_len = min_ip + 16384; wh = "payload of 16384 bytes"; break;
+        case 4: ip_len = min_ip + 16383; plen = 16383; wh = "payload of 16383 bytes, frame cut short"; break;
+        }
+        if (k != 0) udp_len = ip_len - 20;
+        f.b[16] = (uint8_t)(ip_len >> 8), f.b[17] = (uint8_t)ip_len;
+        f.b[38] = (uint8_t)(udp_len >> 8), f.b[39] = (uint8_t)udp_len;
+        fix_ipcsum(f.b);
+        mix[nm] = f; want[nm] = ROCE_RX_TRUNCATED; what[nm] = wh; src_of[nm] = -1; want_plen[nm] = plen; nm++;
+        want_cnt[ROCE_RX_TRUNCATED]++;
+    }
     /* the foreign frames also make a pcap the judges must reject */
     snprintf(path, sizeof path, "%s/notroce.pcap", outdir);
     w = pcap_open(path);
@@ -553,6 +585,10 @@ int main(int argc, char **argv) {
         int f0 = fails;
         CHECK(results[i].d.status == want[i], "mix frame %d (%s): status %u want %d", i, what[i],
               (unsigned)results[i].d.status, want[i]);
+        if (want_plen[i] >= 0)
+            CHECK(results[i].d.hdr.payload_len == (unsigned)want_plen[i] && results[i].pay_len == (size_t)want_plen[i],
+                  "mix frame %d (%s): payload_len %u, %zu bytes sent, want %d", i, what[i],
+                  (unsigned)results[i].d.hdr.payload_len, results[i].pay_len, want_plen[i]);
         if (want[i] == ROCE_RX_OK) {
             int s = src_of[i];
             roce_hdr_t e = pkts[s].h;
