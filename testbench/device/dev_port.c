@@ -121,9 +121,10 @@ int dev_port_open(dev_port_t *p, const char *wire, char *err, size_t errlen) {
      * flow control, and the two NICs are simulated in different processes at their own
      * speeds: a receiver busy with other work (a pre-copy pass of a live migration) falls
      * behind its sender, and whatever the socket cannot hold is lost on a wire that should
-     * not lose frames. So as root the receive queue goes past net.core.rmem_max
-     * (SO_RCVBUFFORCE, 64 MiB: a few thousand full frames); otherwise the 4 MiB rmem_max
-     * allows by default. */
+     * not lose frames. So with CAP_NET_ADMIN over the network namespace (root outside a
+     * user namespace: hlsnic-run keeps it, docs/host-driver.md) the receive queue goes past
+     * net.core.rmem_max (SO_RCVBUFFORCE, 64 MiB: a few thousand full frames); otherwise it
+     * is what rmem_max allows (208 KiB on a stock kernel). */
     int sz = 4 << 20, big = 64 << 20;
     if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big))
         setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
