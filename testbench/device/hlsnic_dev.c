@@ -112,6 +112,22 @@ static double jump_grace_us(const hlsnic_dev_t *d) {
     return own > d->grace_us ? own : d->grace_us;
 }
 
+/* HLSNIC_JUMP_GRACE_MS, when set: the grace's wall-time floor for a peer much slower than
+ * this device (an RTL peer of a C-model device: a migration's pause there lasts seconds). */
+static int jump_grace_env(unsigned *grace_us, char *err, size_t errlen) {
+    const char *v = getenv("HLSNIC_JUMP_GRACE_MS");
+    if (!v) return 0;
+    char *end;
+    errno = 0;
+    unsigned long ms = strtoul(v, &end, 10);
+    if (!*v || *end || errno || *v == '-' || ms == 0 || ms > 600000) {
+        snprintf(err, errlen, "HLSNIC_JUMP_GRACE_MS '%s': want milliseconds 1..600000", v);
+        return -1;
+    }
+    *grace_us = (unsigned)ms * 1000u;
+    return 0;
+}
+
 /* clock_jump_try's tick: one cycle as a batch runs it; stop when an MMIO caller waits */
 static bool jump_tick(void *arg) {
     hlsnic_dev_t *d = arg;
@@ -221,6 +237,7 @@ hlsnic_dev_t *hlsnic_dev_open(const hlsnic_dev_config_t *cfg, char *err, size_t 
     d->batch = cfg->batch_cycles ? cfg->batch_cycles : 256;
     d->idle_us = cfg->idle_sleep_us ? cfg->idle_sleep_us : 50;
     d->grace_us = cfg->clock_jump_grace_us ? cfg->clock_jump_grace_us : 50000;
+    if (!cfg->clock_jump_grace_us && jump_grace_env(&d->grace_us, err, errlen)) goto fail;
 
     if (dev_model_open(&d->model, cfg->model, err, errlen)) goto fail;
     nic_tb_config_t c;

@@ -5,13 +5,14 @@
  * Checked without any wall-clock bound: A reached its timeout by a jump (the cycles jumped
  * over cover most of the wait, the ticked ones are few), the resend left A's port one
  * timeout after the first copy (pcap timestamps are cycles), byte for byte the same frame.
- * Also: a bad drop_rx list is refused with a reason.
+ * Also: a bad drop_rx list and a bad HLSNIC_JUMP_GRACE_MS are refused with a reason.
  *   jump_test DIR c|rtl */
 #include "dev_side.h"
 #include "../../lib/pcap.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TIMEOUT_CYCLES (1024ull << 14)
@@ -23,6 +24,23 @@ static void bad_drop_list(void) {
     check(!d && strstr(err, "'x' is not a frame number"), "jump: drop_rx \"1,x\" refused with a reason",
           "open %s, reason '%s'", d ? "succeeded" : "failed", err);
     hlsnic_dev_close(d);
+}
+
+/* HLSNIC_JUMP_GRACE_MS (the grace's floor for a much slower peer): a bad value is refused */
+static void bad_grace(void) {
+    const char *bad[] = {"", "x", "-5", "0", "12ms", "600001"};
+    char why[512] = "";
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad && !why[0]; i++) {
+        char err[256] = "";
+        setenv("HLSNIC_JUMP_GRACE_MS", bad[i], 1);
+        hlsnic_dev_config_t c = {0};
+        hlsnic_dev_t *d = hlsnic_dev_open(&c, err, sizeof err);
+        if (d || !strstr(err, "HLSNIC_JUMP_GRACE_MS") || !strstr(err, "1..600000"))
+            snprintf(why, sizeof why, "'%s': open %s, reason '%s'", bad[i], d ? "succeeded" : "failed", err);
+        hlsnic_dev_close(d);
+    }
+    unsetenv("HLSNIC_JUMP_GRACE_MS");
+    check(!why[0], "jump: HLSNIC_JUMP_GRACE_MS '', x, -5, 0, 12ms, 600001 refused with a reason", "%s", why);
 }
 
 /* The first frame A sent and the next identical one in A's pcap: their cycles. */
@@ -51,6 +69,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     bad_drop_list();
+    bad_grace();
     char wa[600], wb[600], pa[600], err[256];
     snprintf(wa, sizeof wa, "unix:%s/ja,%s/jb", argv[1], argv[1]);
     snprintf(wb, sizeof wb, "unix:%s/jb,%s/ja", argv[1], argv[1]);
