@@ -106,7 +106,7 @@ HLS_INLINE nic_cq_t db_row(const nic_db_t *db) {
 HLS_INLINE nic_fn_t row_fn(nic_cq_t cq) { return (nic_fn_t)((unsigned)cq >> NIC_QP_SLOT_BITS); }
 
 /* Entries written but not consumed by a consumer index ci (the ring's occupancy, mod 2^16):
- * the overrun check and an arm's "fires at once" both ask it. */
+ * the overrun check, a doorbell's arm ("fires at once") and the resume scan's arm ask it. */
 HLS_INLINE uint32_t ring_used(const cqw_row_t *r, uint16_t ci) { return (r->pi - (uint32_t)ci) & 0xFFFFu; }
 HLS_INLINE bool fn_bit(unsigned bits, nic_fn_t fn) { return (bits >> (unsigned)fn) & 1; }
 
