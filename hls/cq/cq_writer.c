@@ -15,9 +15,11 @@
  *      cqes_written, cqes_dropped   counters
  *
  * One FSM, one job at a time. A job reads its CQ row in the cycle it is accepted and
- * decides in the next (the memory is synchronous). Every row write happens in that decide
- * cycle and the FSM always spends at least one more cycle before the next read (DMA/EV/IDLE),
- * so no read ever races a write of the same row: no bypass is needed. */
+ * decides in the next (the memory is synchronous). The row a decision writes goes into a
+ * write-back register and reaches the memory in the next cycle, so the memory's write port
+ * is fed from registers, not from the decision's arithmetic (issue 26). A read issued in that
+ * next cycle of the same row would get the old word (the memory is read-first): it is
+ * forwarded from the write-back register instead (`fwd`). */
 #include "hls.h"
 #include "nic_bar.h"
 #include "nic_if.h"
@@ -49,6 +51,13 @@ CQW_AT(err, NIC_CTX_CQW_ERR);
 CQW_AT(arm, NIC_CTX_CQW_ARM);
 #undef CQW_AT
 typedef hls_uint(256) cqw_img_t;
+
+/* A row write on its way to the memory (the write-back stage). */
+typedef struct {
+    bool pend;
+    nic_cq_t row;
+    cqw_row_t data;
+} cqw_wb_t;
 
 typedef struct {
     HLS_STREAM(nic_cfg_t) cfg;
@@ -83,9 +92,12 @@ typedef struct {
     nic_cqe_t cqe;         /* the CQE being written */
     bool solicited;        /* its request's solicited flag */
     bool fire;             /* the CQE disarmed its CQ: NIC_EV_CQ_COMP follows its write */
+    cqw_row_t cqe_row;     /* the CQE's row as read (CQW_CQE), written back in CQW_DMA */
+    bool overrun;          /* the CQE found its ring full (CQW_CQE), acted on in CQW_DMA */
+    bool row_due;          /* CQW_DMA has not written the CQE's row yet */
     uint8_t ev_kind;       /* the event offered in CQW_EV */
     nic_fn_t ev_fn;        /* its function (NIC_EV_MIG_MARK, NIC_EV_CTX) */
-    hls_u128 ev_data;      /* its word (NIC_EV_CTX) */
+    hls_u128 ev_data;      /* its word (NIC_EV_CTX; written only by the context port) */
     nic_cfg_t ctx;         /* the NIC_CFG_CTX in hand (CQW_CTX) */
     nic_cq_t scan_row;     /* the resume scan's row (CQW_SCAN, CQW_SCAN_CHECK) */
     bool scanning;         /* CQW_EV returns to the resume scan, not to IDLE */
@@ -93,6 +105,10 @@ typedef struct {
      * the function is taken from that input until it leaves PASSIVE), the event was sent */
     hls_uint(NIC_FNS) mk_resp, mk_comp, mk_sent;
     uint64_t dirty;        /* one bit per row, set by every row write (NIC_CTX_DIRTY) */
+    cqw_wb_t wb;           /* write-back stage: the row write decided last cycle */
+    /* forwarding: the read issued last cycle was of the row written in that cycle */
+    bool fwd;
+    cqw_row_t fwd_data;
     nic_dma_req_t dma;     /* the write offered on dma_req */
     uint32_t cqes_written;
     uint32_t cqes_dropped;
@@ -108,17 +124,50 @@ HLS_INLINE nic_fn_t row_fn(nic_cq_t cq) { return (nic_fn_t)((unsigned)cq >> NIC_
 /* Entries written but not consumed by a consumer index ci (the ring's occupancy, mod 2^16):
  * the overrun check, a doorbell's arm ("fires at once") and the resume scan's arm ask it. */
 HLS_INLINE uint32_t ring_used(const cqw_row_t *r, uint16_t ci) { return (r->pi - (uint32_t)ci) & 0xFFFFu; }
+/* used >= 2^log (log 0..31, used < 2^16): a bit of used at or above bit log. A mask per bit
+ * (i >= log) and an OR, not a shift by the row's log and a compare. */
+HLS_INLINE bool ring_full(uint32_t used, unsigned log) {
+    uint32_t high = 0;
+    HLS_UNROLL for (unsigned i = 0; i < 16; i++) high |= (uint32_t)(i >= log) << i;
+    return (used & high) != 0;
+}
 HLS_INLINE bool fn_bit(unsigned bits, nic_fn_t fn) { return (bits >> (unsigned)fn) & 1; }
 
-/* Every row write goes through here: it marks the row dirty for the pre-copy passes. */
+/* Every row write goes through here: decided now, written by the write-back stage in the
+ * next cycle (`write_back`), which marks the row dirty for the pre-copy passes. */
 HLS_INLINE void row_write(cq_writer_state *st, nic_cq_t row, cqw_row_t r) {
-    hls_mem_write(&st->cqs, row, r);
-    st->dirty |= (uint64_t)1 << row;
+    st->wb.pend = true;
+    st->wb.row = row;
+    st->wb.data = r;
+}
+
+/* The write-back stage, at the start of every cycle: last cycle's decided row write, `wb` as
+ * the register held it at the edge (a copy: read through st->wb, a later state's use would
+ * see the stores of the states laid out before it, docs/rtl-gen.md). */
+HLS_INLINE void write_back(cq_writer_state *st, const cqw_wb_t *wb) {
+    if (wb->pend) {
+        hls_mem_write(&st->cqs, wb->row, wb->data);
+        st->dirty |= (uint64_t)1 << wb->row;
+    }
+    st->wb.pend = false;
+}
+
+/* Every row read goes through here. Read-after-write hazard: a read of the row the
+ * write-back stage writes in this same cycle returns the old word, so that word is forwarded. */
+HLS_INLINE void row_read(cq_writer_state *st, const cqw_wb_t *wb, nic_cq_t row) {
+    hls_mem_read(&st->cqs, row);
+    st->fwd = wb->pend && wb->row == row;
+    st->fwd_data = wb->data;
+}
+
+/* The row a read asked for last cycle. */
+HLS_INLINE cqw_row_t row_data(const cq_writer_state *st) {
+    return st->fwd ? st->fwd_data : st->cqs.hls_mem_rdata;
 }
 
 /* The context port: NIC_CTX_CQW_CQ word w of the row (read, or replace it), or the
  * function's dirty bits (read and clear). Answered with NIC_EV_CTX in CQW_EV. */
-HLS_INLINE void ctx_job(cq_writer_state *st) {
+HLS_INLINE void ctx_job(cq_writer_state *st, const cqw_row_t *got) {
     const nic_cfg_t *c = &st->ctx;
     hls_u128 ans = c->ctx_data;
     if (c->ctx_sect == NIC_CTX_DIRTY) {
@@ -126,7 +175,7 @@ HLS_INLINE void ctx_job(cq_writer_state *st) {
         ans = (st->dirty >> sh) & 0xFFFFu;
         st->dirty &= ~((uint64_t)0xFFFFu << sh);
     } else {
-        cqw_row_t r = st->cqs.hls_mem_rdata;
+        cqw_row_t r = *got;
         cqw_img_t img = 0;
         r.rsvd1 = 0;
         __builtin_memcpy(&img, &r, sizeof r);
@@ -164,6 +213,17 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
     out->cqes_written = st->cqes_written;
     out->cqes_dropped = st->cqes_dropped;
     out->dma_resp_ready = true;
+    const cqw_wb_t wb = st->wb;
+    /* the row read last cycle, taken before any state stores fwd (a later state reading
+     * st->fwd would see the stores of the states laid out before it) */
+    const cqw_row_t got = row_data(st);
+    /* what CQW_CQE registered for CQW_DMA, as the registers held it */
+    const cqw_row_t cqe_row = st->cqe_row;
+    const nic_cq_t job_row = st->row;
+    const bool overrun = st->overrun, row_due = st->row_due, fire = st->fire;
+    write_back(st, &wb);
+    /* the counters' next values from the registers, not behind the states' decisions */
+    uint32_t written_next = st->cqes_written + 1, dropped_next = st->cqes_dropped + 1;
 
     switch ((unsigned)st->fsm) {
     case CQW_IDLE: {
@@ -202,7 +262,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
                 }
             } else if (c->kind == NIC_CFG_CTX) {
                 st->ctx = *c;
-                hls_mem_read(&st->cqs, c->cq);
+                row_read(st, &wb, c->cq);
                 st->fsm = CQW_CTX;
             }
         } else if (in->cq_db.valid) {
@@ -211,7 +271,7 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
             out->cq_db_ready = true;
             st->db = in->cq_db.data;
             st->row = db_row(&in->cq_db.data);
-            hls_mem_read(&st->cqs, st->row);
+            row_read(st, &wb, st->row);
             st->fsm = CQW_DB;
         } else if (take_comp || take_resp) {
             const nic_cqe_req_t *r = take_comp ? qc : qr;
@@ -236,14 +296,14 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
                 st->row = r->cq;
                 st->cqe = r->cqe;
                 st->solicited = r->solicited;
-                hls_mem_read(&st->cqs, r->cq);
+                row_read(st, &wb, r->cq);
                 st->fsm = CQW_CQE;
             }
         }
         break;
     }
     case CQW_DB: {
-        cqw_row_t r = st->cqs.hls_mem_rdata;
+        cqw_row_t r = got;
         /* a doorbell for a CQ that does not exist (or another cqn on the row) is ignored */
         st->fsm = CQW_IDLE;
         if (r.valid && r.cqn == (uint32_t)st->db.num) {
@@ -261,7 +321,6 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
                 r.arm = NIC_ARM_NONE;  /* the event this arm asked for is the one sent now */
                 st->ev_kind = NIC_EV_CQ_COMP;
                 st->ev_fn = row_fn(st->row);
-                st->ev_data = 0;
                 st->fsm = CQW_EV;
             } else if (st->db.arm == NIC_ARM_NEXT || (st->db.arm == NIC_ARM_SOLICITED && r.arm != NIC_ARM_NEXT)) {
                 /* NONE keeps the arm; NEXT is never weakened to SOLICITED by a later arm */
@@ -272,79 +331,88 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
         break;
     }
     case CQW_CQE: {
-        cqw_row_t r = st->cqs.hls_mem_rdata;
+        /* The write is prepared as if the ring had room; whether it has (the subtract and
+         * compare of ring_full) is registered and acted on in CQW_DMA, so neither reaches the
+         * row's write data or the DMA request in this cycle. */
+        cqw_row_t r = got;
         unsigned log = r.log & 31u;
         /* entries the host has not consumed yet; >= rather than == so that a bogus consumer
          * index (ahead of pi) counts as full instead of letting the ring be overwritten */
-        uint32_t used = ring_used(&r, r.ci);
-        bool full = (uint64_t)used >= ((uint64_t)1 << log);
+        st->overrun = ring_full(ring_used(&r, r.ci), log);
+        st->cqe_row = r;
+        st->row_due = true;
+        uint64_t slot = (uint64_t)r.pi & ~(~(uint64_t)0 << log); /* the ring's index bits: a shift, not (1 << log) - 1 */
+        bool even_pass = (((uint64_t)r.pi >> log) & 1) == 0;
+        st->dma.write = true;
+        st->dma.tag = 0;
+        st->dma.addr = r.base + 32 * slot;
+        st->dma.len = 32;
+        st->dma.data = cqe_bytes(&st->cqe, even_pass ? NIC_CQE_OWNER : 0);
+        /* IB vol. 1 11.4.2.2: an arm for the next completion fires on any CQE, an arm for
+         * solicited ones on a solicited CQE or on any unsuccessful one; firing disarms */
+        st->fire = r.arm == NIC_ARM_NEXT ||
+                   (r.arm == NIC_ARM_SOLICITED && (st->solicited || st->cqe.status != NIC_WC_SUCCESS));
+        st->ev_fn = row_fn(st->row);
         if (!r.valid || r.err) {
-            st->cqes_dropped = st->cqes_dropped + 1;
+            st->cqes_dropped = dropped_next;
             st->fsm = CQW_IDLE;
-        } else if (full) {
-            /* overrun: IB vol. 1 11.6.3 makes it the CQ Error async event; keep the ring intact */
-            r.err = 1;
-            row_write(st, st->row, r);
-            st->cqes_dropped = st->cqes_dropped + 1;
-            st->ev_kind = NIC_EV_CQ_ERR;
-            st->ev_fn = row_fn(st->row);
-            st->ev_data = 0;
-            st->fsm = CQW_EV;
         } else {
-            uint64_t slot = (uint64_t)r.pi & ~(~(uint64_t)0 << log); /* the ring's index bits: a shift, not (1 << log) - 1 */
-            bool even_pass = (((uint64_t)r.pi >> log) & 1) == 0;
-            st->dma.write = true;
-            st->dma.tag = 0;
-            st->dma.addr = r.base + 32 * slot;
-            st->dma.len = 32;
-            st->dma.data = cqe_bytes(&st->cqe, even_pass ? NIC_CQE_OWNER : 0);
-            r.pi = r.pi + 1;
-            /* IB vol. 1 11.4.2.2: an arm for the next completion fires on any CQE, an arm for
-             * solicited ones on a solicited CQE or on any unsuccessful one; firing disarms */
-            bool fire = r.arm == NIC_ARM_NEXT ||
-                        (r.arm == NIC_ARM_SOLICITED && (st->solicited || st->cqe.status != NIC_WC_SUCCESS));
-            if (fire) r.arm = NIC_ARM_NONE;
-            st->fire = fire;
-            st->ev_kind = NIC_EV_CQ_COMP;
-            st->ev_fn = row_fn(st->row);
-            st->ev_data = 0;
-            row_write(st, st->row, r);
             st->fsm = CQW_DMA;
         }
         break;
     }
-    case CQW_DMA:
+    case CQW_DMA: {
+        /* the row's write: the CQE's entry taken (and the arm it fired cleared), or, when the
+         * ring had no room, the CQ's error flag set and nothing offered */
+        cqw_row_t r = cqe_row;
+        if (overrun) {
+            /* overrun: IB vol. 1 11.6.3 makes it the CQ Error async event; keep the ring intact */
+            r.err = 1;
+            row_write(st, job_row, r);
+            st->cqes_dropped = dropped_next;
+            st->ev_kind = NIC_EV_CQ_ERR;
+            st->fsm = CQW_EV;
+            break;
+        }
+        if (row_due) {
+            r.pi = r.pi + 1;
+            if (fire) r.arm = NIC_ARM_NONE;
+            row_write(st, job_row, r);
+            st->row_due = false;
+        }
+        st->ev_kind = NIC_EV_CQ_COMP;
         out->dma_req.valid = true;
         out->dma_req.data = st->dma;
         if (in->dma_req_ready) {
-            st->cqes_written = st->cqes_written + 1;
+            st->cqes_written = written_next;
             /* the event only after the CQE's write was accepted: the host never sees an
              * event before the CQE it announces (one DMA port, writes in order) */
-            st->fsm = st->fire ? CQW_EV : CQW_IDLE;
+            st->fsm = fire ? CQW_EV : CQW_IDLE;
         }
         break;
+    }
     case CQW_EV:
         out->ev.valid = true;
         out->ev.data.kind = st->ev_kind;
         out->ev.data.cq = st->row;
         out->ev.data.detail = 0;
         out->ev.data.fn = st->ev_fn;
-        out->ev.data.data = st->ev_data;
+        out->ev.data.data = st->ev_kind == NIC_EV_CTX ? st->ev_data : 0; /* the others carry none */
         if (in->ev_ready) st->fsm = st->scanning ? CQW_SCAN : CQW_IDLE;
         break;
     case CQW_CTX:
-        ctx_job(st);
+        ctx_job(st, &got);
         break;
     case CQW_SCAN:
         /* the resume scan: the function's rows in turn */
-        hls_mem_read(&st->cqs, st->scan_row);
+        row_read(st, &wb, st->scan_row);
         st->scanning = false;
         st->fsm = CQW_SCAN_CHECK;
         break;
     case CQW_SCAN_CHECK: {
         /* an arm with CQEs past its consumer index fires, as a doorbell's would have (CQW_DB);
          * then the next row, or IDLE after the function's last */
-        cqw_row_t r = st->cqs.hls_mem_rdata;
+        cqw_row_t r = got;
         bool unconsumed = ring_used(&r, r.ci) != 0;
         bool last = ((unsigned)st->scan_row & (NIC_CQ_PER_FN - 1)) == NIC_CQ_PER_FN - 1;
         bool fire = r.valid && !r.err && r.arm != NIC_ARM_NONE && unconsumed;
@@ -358,7 +426,6 @@ HLS_TOP void cq_writer(const cq_writer_in *in, cq_writer_out *out, cq_writer_sta
             st->row = row;
             st->ev_kind = NIC_EV_CQ_COMP;
             st->ev_fn = row_fn(row);
-            st->ev_data = 0;
         }
         break;
     }
