@@ -92,6 +92,7 @@ typedef struct {
     uint64_t qp_dirty, cq_dirty;
     uint64_t mr_dirty[NIC_FNS];
     nic_cq_t cq_a, cq_b;
+    bool cq_same;               /* cq_a == cq_b, registered in C_CHECK for C_EXEC */
     ctrl_cq_row_t cqa;          /* CQ row A as read in RD_B */
     ctrl_cq_row_t cqb_new;      /* CQ row B to write in WB_B */
     hls_uint(5) cfg_need;       /* TO_* outputs that have not taken cfg yet */
@@ -132,9 +133,12 @@ HLS_INLINE nic_mr_t cmd_mr_row(const nic_cmd_t *c) {
 }
 HLS_INLINE nic_fn_t cq_fn(nic_cq_t cq) { return (nic_fn_t)((unsigned)cq >> NIC_QP_SLOT_BITS); }
 
-HLS_INLINE ctrl_cq_row_t cq_refs(ctrl_cq_row_t r, int delta) {
-    int n = (int)r.refs + delta;
-    r.refs = (uint8_t)(n < 0 ? 0 : n);
+/* A QP's reference on a CQ row taken (up) or given back, once or, when the QP's send and
+ * recv CQ are one row, twice; never below 0. In the row's 8 bits: a 32-bit signed add and its
+ * sign test were a carry chain in front of the CQ table's write data (issue 26). */
+HLS_INLINE ctrl_cq_row_t cq_refs(ctrl_cq_row_t r, bool up, bool twice) {
+    uint8_t d = twice ? 2 : 1;
+    r.refs = up ? (uint8_t)(r.refs + d) : r.refs > d ? (uint8_t)(r.refs - d) : 0;
     return r;
 }
 
@@ -490,9 +494,9 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
             a.send_cq = c->qp.send_cq;
             a.recv_cq = c->qp.recv_cq;
             qp_write(mo, qrow, attr_row(&a, true, false));
-            cq_write(mo, st->cq_a, cq_refs(ca, st->cq_a == st->cq_b ? 2 : 1));
-            st->cqb_new = cq_refs(cb, 1);
-            wb_b = st->cq_a != st->cq_b;
+            cq_write(mo, st->cq_a, cq_refs(ca, true, st->cq_same));
+            st->cqb_new = cq_refs(cb, true, false);
+            wb_b = !st->cq_same;
             cfg = qp_cfg(qrow, NIC_QPS_RESET, &a, true);
             need = TO_QP_BLOCKS;
         }
@@ -502,9 +506,9 @@ HLS_INLINE void exec_cmd(ctrl_state *st, mem_ops *mo) {
             nic_qp_attr_t a = cur;
             a.state = NIC_QPS_RESET;
             qp_write(mo, qrow, (ctrl_qp_row_t){0});
-            cq_write(mo, st->cq_a, cq_refs(ca, st->cq_a == st->cq_b ? -2 : -1));
-            st->cqb_new = cq_refs(cb, -1);
-            wb_b = st->cq_a != st->cq_b;
+            cq_write(mo, st->cq_a, cq_refs(ca, false, st->cq_same));
+            st->cqb_new = cq_refs(cb, false, false);
+            wb_b = !st->cq_same;
             cfg = qp_cfg(qrow, cur.state, &a, false);
             need = TO_QP_BLOCKS;
         }
@@ -676,7 +680,7 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
         unsigned from_rr = v & (((1u << N_SRC) - 1) << ev_rr);
         unsigned cand = from_rr != 0 ? from_rr : v;
         unsigned grant = cand & (0u - cand);
-        if (grant != 0) {
+        if (v != 0) {   /* = grant != 0, without the grant's carry chain in front of the choice */
             unsigned pick = ((grant & (1u << 1 | 1u << 3 | 1u << 5)) != 0 ? 1u : 0u) |
                             ((grant & (1u << 2 | 1u << 3)) != 0 ? 2u : 0u) |
                             ((grant & (1u << 4 | 1u << 5)) != 0 ? 4u : 0u);
@@ -738,6 +742,7 @@ HLS_TOP void ctrl(const ctrl_in *in, ctrl_out *out, ctrl_state *st) {
     }
     case C_CHECK:
         check_cmd(st);
+        st->cq_same = st->cq_a == st->cq_b;
         st->fsm = C_VERDICT;
         break;
     case C_VERDICT:
