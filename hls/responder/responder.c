@@ -635,24 +635,35 @@ HLS_INLINE unsigned replay_fill(const rsp_qpc_t *c, const rsp_atom_t *a) {
     return (a->valid & 0xF) == 0xF ? 4 + (c->atom_next & 3u) : (c->atom_next & 3u);
 }
 
-/* Word w of the QP's NIC_CTX_RESP_QP image (nic_ctx.h): READs queued behind the one being
- * answered are left out (they were never acknowledged: the requester asks again). When they
- * are new READs, EPSN and MSN read as before them, so the destination takes them as new;
- * nothing else was accepted after them (a SEND/WRITE waits while READs are queued). When
- * they are duplicates of a go-back-N round, EPSN and MSN stay: the QP may have accepted
- * more messages since (a WRITE open behind them), and those must not run twice. The READ
- * being answered is kept when its next PSN follows from EPSN and its bytes left, as the
- * image stores it. */
+/* The QP's NIC_CTX_RESP_QP image (nic_ctx.h) leaves out the READs queued behind the one being
+ * answered (they were never acknowledged: the requester asks again). When they are new READs,
+ * EPSN and MSN read as before them, so the destination takes them as new; nothing else was
+ * accepted after them (a SEND/WRITE waits while READs are queued). When they are duplicates
+ * of a go-back-N round, EPSN and MSN stay: the QP may have accepted more messages since (a
+ * WRITE open behind them), and those must not run twice. The READ being answered is kept
+ * when its next PSN follows from EPSN and its bytes left, as the image stores it. Made in
+ * CTX_SUM, a cycle before CTX answers (pre): the packet count, PSN add and compare in front
+ * of the answer word made CTX the block's slowest path. */
+HLS_INLINE void resp_qp_sums(responder_state *st) {
+    const rsp_qpc_t c = st->qpc.hls_mem_rdata;
+    const rsp_rdq_t r = st->rdq.hls_mem_rdata;
+    unsigned h = r.head & (RSP_RD_SLOTS - 1);
+    bool behind = r.count > 1 && ((r.fresh >> ((h + 1) & (RSP_RD_SLOTS - 1))) & 1);
+    uint32_t epsn = behind ? r.psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c.epsn;
+    uint32_t pkts = mtu_packets_of(r.len[h], c.pmtu);
+    st->pre.img_epsn = epsn;
+    st->pre.img_msn = (c.msn - (behind ? (uint32_t)r.count - 1 : 0)) & ROCE_PSN_MASK;
+    st->pre.img_read = r.count != 0 && c.open == RSP_OPEN_NONE && psn_add(r.psn[h], pkts) == epsn;
+}
+
+/* Word w of the QP's NIC_CTX_RESP_QP image from the rows and CTX_SUM's results (p). */
 HLS_INLINE hls_u128 resp_qp_word(const rsp_qpc_t *c, const rsp_rdq_t *r, const rsp_atom_t *a,
-                                 unsigned w) {
+                                 const rsp_pre_t *p, unsigned w) {
     unsigned h = r->head & (RSP_RD_SLOTS - 1);
-    bool behind = r->count > 1 && ((r->fresh >> ((h + 1) & (RSP_RD_SLOTS - 1))) & 1);
-    uint32_t epsn = behind ? r->psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c->epsn;
-    uint32_t msn = (c->msn - (behind ? (uint32_t)r->count - 1 : 0)) & ROCE_PSN_MASK;
+    uint32_t epsn = p->img_epsn;
+    uint32_t msn = p->img_msn;
     uint32_t left = r->len[h];
-    uint32_t pkts = mtu_packets_of(left, c->pmtu);
-    bool read_kept = r->count != 0 && c->open == RSP_OPEN_NONE &&
-                     psn_add(r->psn[h], pkts) == epsn;
+    bool read_kept = p->img_read;
     unsigned cls = c->open != RSP_OPEN_NONE ? c->open : (read_kept ? NIC_CTX_RSP_POS_READ : 0u);
     if (w == 0) {
         hls_u128 d = (hls_u128)(epsn & ROCE_PSN_MASK);
@@ -706,8 +717,9 @@ HLS_INLINE void load_resp_qp_word(rsp_qpc_t *c, rsp_rdq_t *r, rsp_atom_t *a, uns
     }
 }
 
-/* A context-port job on the rows read in IDLE: answer the word, or write it and answer it. */
-HLS_INLINE void serve_ctx(responder_state *st, rsp_job_t *j) {
+/* A context-port job on the rows read in IDLE: answer the word (a RESP_QP word from CTX_SUM's
+ * results p), or write it and answer it. */
+HLS_INLINE void serve_ctx(responder_state *st, rsp_job_t *j, const rsp_pre_t *p) {
     rsp_qpc_t c = st->qpc.hls_mem_rdata;
     rsp_rdq_t r = st->rdq.hls_mem_rdata;
     rsp_atom_t a = st->atom.hls_mem_rdata;
@@ -715,7 +727,7 @@ HLS_INLINE void serve_ctx(responder_state *st, rsp_job_t *j) {
     unsigned w = g->ctx_word;
     unsigned slot = w & (RSP_ATOM_SLOTS - 1);
     bool qp_sect = g->ctx_sect == NIC_CTX_RESP_QP;
-    hls_u128 d = qp_sect ? resp_qp_word(&c, &r, &a, w)
+    hls_u128 d = qp_sect ? resp_qp_word(&c, &r, &a, p, w)
                          : ((hls_u128)a.orig[slot] |
                             (hls_u128)(a.psn[slot] & ROCE_PSN_MASK) << NIC_CTX_RSP_ATOM_PSN);
     st->phase = RSP_EMIT;
@@ -781,7 +793,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     const roce_hdr_t txd_now = st->txd;
     const nic_cqe_req_t cqe_now = st->cqe;
     const nic_event_t ev_now = st->ev;
-    const rsp_pre_t pre = st->pre; /* RKEY's and WQE_KEY's results, for the same reason */
+    const rsp_pre_t pre = st->pre; /* RKEY's, WQE_KEY's, CTX_SUM's results: the same reason */
     const bool rd_others_now = st->rd_others; /* BG's, for RD */
 
     /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
@@ -858,7 +870,8 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
                 hls_mem_read(&st->qpc, g->qp);
                 hls_mem_read(&st->rdq, g->qp);
                 hls_mem_read(&st->atom, g->qp);
-                st->phase = RSP_CTX;
+                /* a RESP_QP read sums first (CTX_SUM); a write answers what it wrote */
+                st->phase = g->ctx_sect == NIC_CTX_RESP_QP && !g->ctx_write ? RSP_CTX_SUM : RSP_CTX;
             }
         } else if (in->rq_db.valid) {
             const nic_db_t *d = &in->rq_db.data;
@@ -926,9 +939,14 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         break;
     }
 
+    case RSP_CTX_SUM: /* the rows read in IDLE are held: CTX reads them next cycle */
+        resp_qp_sums(st);
+        st->phase = RSP_CTX;
+        break;
+
     case RSP_CTX: {
         rsp_job_t w = now, *j = &w;
-        serve_ctx(st, j);
+        serve_ctx(st, j, &pre);
         keep(st, &w);
         break;
     }
