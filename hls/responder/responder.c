@@ -47,12 +47,41 @@ HLS_INLINE uint64_t bit_set(uint64_t b, nic_qp_t q, bool v) {
     return v ? (b | m) : (b & ~m);
 }
 
-/* Round robin: the first set bit of b after `last`, else the first set bit (b != 0). A
- * mask and two priority encoders, no rotation. */
+/* The number of the lowest set bit of a byte (0 for none): a function of its 8 bits, two LUT
+ * levels. */
+HLS_INLINE unsigned lowest_of_byte(unsigned x) {
+    bool hi4 = (x & 0x0F) == 0;
+    unsigned y = hi4 ? x >> 4 : x;
+    bool hi2 = (y & 0x3) == 0;
+    unsigned z = hi2 ? y >> 2 : y;
+    return (hi4 ? 4u : 0u) | (hi2 ? 2u : 0u) | ((z & 1) == 0 ? 1u : 0u);
+}
+
+/* The number of the lowest set bit of b (b != 0) as a tree: the lowest byte with a bit set,
+ * then the lowest bit of that byte, both lowest_of_byte, the byte's picked by an 8-way mux.
+ * __builtin_ctzll is a priority chain of 64 muxes (rtl-gen), 13 levels deep. */
+HLS_INLINE unsigned lowest_set(uint64_t b) {
+    unsigned any = 0;
+    uint8_t low[8];
+    for (unsigned g = 0; g < 8; g++) {
+        unsigned byte = (unsigned)(b >> (8 * g)) & 0xFF;
+        any |= (byte != 0 ? 1u : 0u) << g;
+        low[g] = (uint8_t)lowest_of_byte(byte);
+    }
+    unsigned g = lowest_of_byte(any);
+    return 8 * g + low[g];
+}
+
+/* Round robin: the first set bit of b after `last`, else the first set bit (b != 0). The bits
+ * after `last` by a compare per bit (a mask from a shift by `last` and a subtract was a
+ * barrel shifter and a carry chain), the lowest set bit of both picked in parallel: IDLE's
+ * pick runs into the rows' read address. */
 HLS_INLINE nic_qp_t pick_after(uint64_t b, nic_qp_t last) {
-    uint64_t later = b & ~(((uint64_t)2 << (unsigned)last) - 1);
-    uint64_t from = later != 0 ? later : b;
-    return (nic_qp_t)__builtin_ctzll(from | ((uint64_t)1 << 63));
+    uint64_t later = 0;
+    for (unsigned i = 0; i < 64; i++)
+        later |= (i > (unsigned)last ? (uint64_t)1 : 0) << i;
+    later &= b;
+    return (nic_qp_t)(later != 0 ? lowest_set(later) : lowest_set(b));
 }
 
 /* Address of RQ WQE rq_head in the ring of 2^rq_log 32-byte entries. */
@@ -342,23 +371,29 @@ HLS_INLINE void apply_cfg(responder_state *st, rsp_job_t *j) {
  * AtomicETH. Only such a packet goes through the RKEY stage. */
 HLS_INLINE bool carries_rkey(uint8_t op) { return roce_op_is_atomic(op) || (roce_ext(op) & ROCE_EXT_RETH); }
 
-/* RKEY stage: the rkey check of the packet in pkt against its MR row and its QP row, both read
- * in IDLE (valid, key, PD, range, and the access right in both the MR and the QP). A stage of
- * its own because mr_check (two 64-bit subtracts and a compare on the MR block RAM's output)
- * in front of CHECK's verdict and its execution made CHECK the block's slowest path. A
- * zero-length RDMA is not checked at all, the QP's access flags included (rxe checks those
- * first: docs/responder.md "Not implemented yet"). */
-HLS_INLINE bool rkey_ok(const responder_state *st) {
+/* The access a packet with an rkey asks for (its rkey, va, length and right), taken in IDLE
+ * from the packet it takes (pre), so that RKEY's check starts from registers: decoded from
+ * the opcode in RKEY, it ran in front of mr_check's subtracts. */
+HLS_INLINE void key_access(rsp_pre_t *pre, const roce_hdr_t *h) {
+    bool is_atomic = roce_op_is_atomic(h->opcode);
+    pre->key_rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
+    pre->key_va = is_atomic ? h->atomic_va : h->reth_va;
+    pre->key_len = is_atomic ? 8 : h->reth_len;
+    pre->key_acc = roce_op_is_read(h->opcode) ? NIC_ACC_REMOTE_READ
+                                              : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
+}
+
+/* RKEY stage: the rkey check of the packet in pkt (its access taken in IDLE: p) against its
+ * MR row and its QP row, both read in IDLE (valid, key, PD, range, and the access right in
+ * both the MR and the QP). A stage of its own because mr_check (two 64-bit subtracts and a
+ * compare on the MR block RAM's output) in front of CHECK's verdict and its execution made
+ * CHECK the block's slowest path. A zero-length RDMA is not checked at all, the QP's access
+ * flags included (rxe checks those first: docs/responder.md "Not implemented yet"). */
+HLS_INLINE bool rkey_ok(const responder_state *st, const rsp_pre_t *p) {
     const rsp_qpc_t c = st->qpc.hls_mem_rdata;
     const nic_mr_row_t mr = st->mr.hls_mem_rdata;
-    const roce_hdr_t *h = &st->pkt.hdr;
-    bool is_atomic = roce_op_is_atomic(h->opcode);
-    uint64_t va = is_atomic ? h->atomic_va : h->reth_va;
-    uint32_t rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
-    uint32_t rlen = is_atomic ? 8 : h->reth_len;
-    uint8_t acc = roce_op_is_read(h->opcode) ? NIC_ACC_REMOTE_READ
-                                             : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
-    return rlen == 0 || ((c.access & acc) != 0 && mr_check(&mr, rkey, c.pd, va, rlen, acc));
+    return p->key_len == 0 || ((c.access & p->key_acc) != 0 &&
+                               mr_check(&mr, p->key_rkey, c.pd, p->key_va, p->key_len, p->key_acc));
 }
 
 /* READ arithmetic on the rows read in IDLE, made in RKEY (every READ goes through it) so
@@ -903,8 +938,6 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         } else if (take_pkt) {
             nic_rx_pkt_t p = next_pkt;
             pkt_taken = true;
-            bool atomic = roce_op_is_atomic(p.hdr.opcode);
-            uint32_t rkey = atomic ? p.hdr.atomic_rkey : p.hdr.reth_rkey;
             bool keyed = carries_rkey(p.hdr.opcode);
             st->pkt = p;
             st->parked = false;
@@ -916,9 +949,12 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             st->need_ev = false;
             hls_mem_read(&st->qpc, st->row);
             hls_mem_read(&st->rdq, st->row);
-            hls_mem_read(&st->mr, nic_mr_of_key(p.fn, rkey));
+            rsp_pre_t k = pre;
+            key_access(&k, &p.hdr);
+            k.key_ok = true; /* no rkey: nothing to check, straight to CHECK */
+            st->pre = k;
+            hls_mem_read(&st->mr, nic_mr_of_key(p.fn, k.key_rkey));
             hls_mem_read(&st->atom, st->row);
-            st->pre.key_ok = true; /* no rkey: nothing to check, straight to CHECK */
             st->phase = keyed ? RSP_RKEY : RSP_CHECK;
         } else if (eligible != 0) {
             nic_qp_t q = pick_after(eligible, st->rr_last);
@@ -981,7 +1017,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     }
 
     case RSP_RKEY: /* the rows read in IDLE are held: CHECK reads them next cycle */
-        st->pre.key_ok = rkey_ok(st);
+        st->pre.key_ok = rkey_ok(st, &pre);
         read_sums(st);
         st->phase = RSP_CHECK;
         break;

@@ -71,13 +71,17 @@ typedef struct {
     uint8_t rsvd[2];
 } rsp_rdq_t;               /* 88 bytes */
 
-/* What a checking state registers for the state after it, computed on the rows read before
- * it, so that the state after only selects (responder.c RKEY, WQE_KEY). */
+/* What a state registers for the state after it, computed on the rows or packet it has, so
+ * that the state after starts from registers (responder.c IDLE, RKEY, WQE_KEY, CTX_SUM). */
 typedef struct {
     uint32_t rd_epsn;   /* RKEY for CHECK: EPSN after pkt as a new READ (read_sums) */
     bool rd_behind;     /* RKEY for CHECK: pkt as a duplicate READ queues behind the READs queued */
     bool key_ok;        /* an MR check's verdict: RKEY's on pkt's rkey for CHECK (true: no
                          * rkey), WQE_KEY's on the receive buffer's lkey for WQE_OPEN */
+    uint64_t key_va;    /* IDLE for RKEY: the access pkt's rkey asks for (key_access) */
+    uint32_t key_rkey;
+    uint32_t key_len;
+    uint8_t key_acc;
     uint32_t img_epsn;  /* CTX_SUM for CTX: EPSN and MSN of the QP's RESP_QP image, and */
     uint32_t img_msn;
     bool img_read;      /* whether the READ being answered is kept in it (resp_qp_sums) */
