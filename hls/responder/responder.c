@@ -47,12 +47,41 @@ HLS_INLINE uint64_t bit_set(uint64_t b, nic_qp_t q, bool v) {
     return v ? (b | m) : (b & ~m);
 }
 
-/* Round robin: the first set bit of b after `last`, else the first set bit (b != 0). A
- * mask and two priority encoders, no rotation. */
+/* The number of the lowest set bit of a byte (0 for none): a function of its 8 bits, two LUT
+ * levels. */
+HLS_INLINE unsigned lowest_of_byte(unsigned x) {
+    bool hi4 = (x & 0x0F) == 0;
+    unsigned y = hi4 ? x >> 4 : x;
+    bool hi2 = (y & 0x3) == 0;
+    unsigned z = hi2 ? y >> 2 : y;
+    return (hi4 ? 4u : 0u) | (hi2 ? 2u : 0u) | ((z & 1) == 0 ? 1u : 0u);
+}
+
+/* The number of the lowest set bit of b (b != 0) as a tree: the lowest byte with a bit set,
+ * then the lowest bit of that byte, both lowest_of_byte, the byte's picked by an 8-way mux.
+ * __builtin_ctzll is a priority chain of 64 muxes (rtl-gen), 13 levels deep. */
+HLS_INLINE unsigned lowest_set(uint64_t b) {
+    unsigned any = 0;
+    uint8_t low[8];
+    for (unsigned g = 0; g < 8; g++) {
+        unsigned byte = (unsigned)(b >> (8 * g)) & 0xFF;
+        any |= (byte != 0 ? 1u : 0u) << g;
+        low[g] = (uint8_t)lowest_of_byte(byte);
+    }
+    unsigned g = lowest_of_byte(any);
+    return 8 * g + low[g];
+}
+
+/* Round robin: the first set bit of b after `last`, else the first set bit (b != 0). The bits
+ * after `last` by a compare per bit (a mask from a shift by `last` and a subtract was a
+ * barrel shifter and a carry chain), the lowest set bit of both picked in parallel: IDLE's
+ * pick runs into the rows' read address. */
 HLS_INLINE nic_qp_t pick_after(uint64_t b, nic_qp_t last) {
-    uint64_t later = b & ~(((uint64_t)2 << (unsigned)last) - 1);
-    uint64_t from = later != 0 ? later : b;
-    return (nic_qp_t)__builtin_ctzll(from | ((uint64_t)1 << 63));
+    uint64_t later = 0;
+    for (unsigned i = 0; i < 64; i++)
+        later |= (i > (unsigned)last ? (uint64_t)1 : 0) << i;
+    later &= b;
+    return (nic_qp_t)(later != 0 ? lowest_set(later) : lowest_set(b));
 }
 
 /* Address of RQ WQE rq_head in the ring of 2^rq_log 32-byte entries. */
@@ -342,23 +371,29 @@ HLS_INLINE void apply_cfg(responder_state *st, rsp_job_t *j) {
  * AtomicETH. Only such a packet goes through the RKEY stage. */
 HLS_INLINE bool carries_rkey(uint8_t op) { return roce_op_is_atomic(op) || (roce_ext(op) & ROCE_EXT_RETH); }
 
-/* RKEY stage: the rkey check of the packet in pkt against its MR row and its QP row, both read
- * in IDLE (valid, key, PD, range, and the access right in both the MR and the QP). A stage of
- * its own because mr_check (two 64-bit subtracts and a compare on the MR block RAM's output)
- * in front of CHECK's verdict and its execution made CHECK the block's slowest path. A
- * zero-length RDMA is not checked at all, the QP's access flags included (rxe checks those
- * first: docs/responder.md "Not implemented yet"). */
-HLS_INLINE bool rkey_ok(const responder_state *st) {
+/* The access a packet with an rkey asks for (its rkey, va, length and right), taken in IDLE
+ * from the packet it takes (pre), so that RKEY's check starts from registers: decoded from
+ * the opcode in RKEY, it ran in front of mr_check's subtracts. */
+HLS_INLINE void key_access(rsp_pre_t *pre, const roce_hdr_t *h) {
+    bool is_atomic = roce_op_is_atomic(h->opcode);
+    pre->key_rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
+    pre->key_va = is_atomic ? h->atomic_va : h->reth_va;
+    pre->key_len = is_atomic ? 8 : h->reth_len;
+    pre->key_acc = roce_op_is_read(h->opcode) ? NIC_ACC_REMOTE_READ
+                                              : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
+}
+
+/* RKEY stage: the rkey check of the packet in pkt (its access taken in IDLE: p) against its
+ * MR row and its QP row, both read in IDLE (valid, key, PD, range, and the access right in
+ * both the MR and the QP). A stage of its own because mr_check (two 64-bit subtracts and a
+ * compare on the MR block RAM's output) in front of CHECK's verdict and its execution made
+ * CHECK the block's slowest path. A zero-length RDMA is not checked at all, the QP's access
+ * flags included (rxe checks those first: docs/responder.md "Not implemented yet"). */
+HLS_INLINE bool rkey_ok(const responder_state *st, const rsp_pre_t *p) {
     const rsp_qpc_t c = st->qpc.hls_mem_rdata;
     const nic_mr_row_t mr = st->mr.hls_mem_rdata;
-    const roce_hdr_t *h = &st->pkt.hdr;
-    bool is_atomic = roce_op_is_atomic(h->opcode);
-    uint64_t va = is_atomic ? h->atomic_va : h->reth_va;
-    uint32_t rkey = is_atomic ? h->atomic_rkey : h->reth_rkey;
-    uint32_t rlen = is_atomic ? 8 : h->reth_len;
-    uint8_t acc = roce_op_is_read(h->opcode) ? NIC_ACC_REMOTE_READ
-                                             : (is_atomic ? NIC_ACC_REMOTE_ATOMIC : NIC_ACC_REMOTE_WRITE);
-    return rlen == 0 || ((c.access & acc) != 0 && mr_check(&mr, rkey, c.pd, va, rlen, acc));
+    return p->key_len == 0 || ((c.access & p->key_acc) != 0 &&
+                               mr_check(&mr, p->key_rkey, c.pd, p->key_va, p->key_len, p->key_acc));
 }
 
 /* READ arithmetic on the rows read in IDLE, made in RKEY (every READ goes through it) so
@@ -635,24 +670,35 @@ HLS_INLINE unsigned replay_fill(const rsp_qpc_t *c, const rsp_atom_t *a) {
     return (a->valid & 0xF) == 0xF ? 4 + (c->atom_next & 3u) : (c->atom_next & 3u);
 }
 
-/* Word w of the QP's NIC_CTX_RESP_QP image (nic_ctx.h): READs queued behind the one being
- * answered are left out (they were never acknowledged: the requester asks again). When they
- * are new READs, EPSN and MSN read as before them, so the destination takes them as new;
- * nothing else was accepted after them (a SEND/WRITE waits while READs are queued). When
- * they are duplicates of a go-back-N round, EPSN and MSN stay: the QP may have accepted
- * more messages since (a WRITE open behind them), and those must not run twice. The READ
- * being answered is kept when its next PSN follows from EPSN and its bytes left, as the
- * image stores it. */
+/* The QP's NIC_CTX_RESP_QP image (nic_ctx.h) leaves out the READs queued behind the one being
+ * answered (they were never acknowledged: the requester asks again). When they are new READs,
+ * EPSN and MSN read as before them, so the destination takes them as new; nothing else was
+ * accepted after them (a SEND/WRITE waits while READs are queued). When they are duplicates
+ * of a go-back-N round, EPSN and MSN stay: the QP may have accepted more messages since (a
+ * WRITE open behind them), and those must not run twice. The READ being answered is kept
+ * when its next PSN follows from EPSN and its bytes left, as the image stores it. Made in
+ * CTX_SUM, a cycle before CTX answers (pre): the packet count, PSN add and compare in front
+ * of the answer word made CTX the block's slowest path. */
+HLS_INLINE void resp_qp_sums(responder_state *st) {
+    const rsp_qpc_t c = st->qpc.hls_mem_rdata;
+    const rsp_rdq_t r = st->rdq.hls_mem_rdata;
+    unsigned h = r.head & (RSP_RD_SLOTS - 1);
+    bool behind = r.count > 1 && ((r.fresh >> ((h + 1) & (RSP_RD_SLOTS - 1))) & 1);
+    uint32_t epsn = behind ? r.psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c.epsn;
+    uint32_t pkts = mtu_packets_of(r.len[h], c.pmtu);
+    st->pre.img_epsn = epsn;
+    st->pre.img_msn = (c.msn - (behind ? (uint32_t)r.count - 1 : 0)) & ROCE_PSN_MASK;
+    st->pre.img_read = r.count != 0 && c.open == RSP_OPEN_NONE && psn_add(r.psn[h], pkts) == epsn;
+}
+
+/* Word w of the QP's NIC_CTX_RESP_QP image from the rows and CTX_SUM's results (p). */
 HLS_INLINE hls_u128 resp_qp_word(const rsp_qpc_t *c, const rsp_rdq_t *r, const rsp_atom_t *a,
-                                 unsigned w) {
+                                 const rsp_pre_t *p, unsigned w) {
     unsigned h = r->head & (RSP_RD_SLOTS - 1);
-    bool behind = r->count > 1 && ((r->fresh >> ((h + 1) & (RSP_RD_SLOTS - 1))) & 1);
-    uint32_t epsn = behind ? r->psn[(h + 1) & (RSP_RD_SLOTS - 1)] : c->epsn;
-    uint32_t msn = (c->msn - (behind ? (uint32_t)r->count - 1 : 0)) & ROCE_PSN_MASK;
+    uint32_t epsn = p->img_epsn;
+    uint32_t msn = p->img_msn;
     uint32_t left = r->len[h];
-    uint32_t pkts = mtu_packets_of(left, c->pmtu);
-    bool read_kept = r->count != 0 && c->open == RSP_OPEN_NONE &&
-                     psn_add(r->psn[h], pkts) == epsn;
+    bool read_kept = p->img_read;
     unsigned cls = c->open != RSP_OPEN_NONE ? c->open : (read_kept ? NIC_CTX_RSP_POS_READ : 0u);
     if (w == 0) {
         hls_u128 d = (hls_u128)(epsn & ROCE_PSN_MASK);
@@ -706,8 +752,9 @@ HLS_INLINE void load_resp_qp_word(rsp_qpc_t *c, rsp_rdq_t *r, rsp_atom_t *a, uns
     }
 }
 
-/* A context-port job on the rows read in IDLE: answer the word, or write it and answer it. */
-HLS_INLINE void serve_ctx(responder_state *st, rsp_job_t *j) {
+/* A context-port job on the rows read in IDLE: answer the word (a RESP_QP word from CTX_SUM's
+ * results p), or write it and answer it. */
+HLS_INLINE void serve_ctx(responder_state *st, rsp_job_t *j, const rsp_pre_t *p) {
     rsp_qpc_t c = st->qpc.hls_mem_rdata;
     rsp_rdq_t r = st->rdq.hls_mem_rdata;
     rsp_atom_t a = st->atom.hls_mem_rdata;
@@ -715,7 +762,7 @@ HLS_INLINE void serve_ctx(responder_state *st, rsp_job_t *j) {
     unsigned w = g->ctx_word;
     unsigned slot = w & (RSP_ATOM_SLOTS - 1);
     bool qp_sect = g->ctx_sect == NIC_CTX_RESP_QP;
-    hls_u128 d = qp_sect ? resp_qp_word(&c, &r, &a, w)
+    hls_u128 d = qp_sect ? resp_qp_word(&c, &r, &a, p, w)
                          : ((hls_u128)a.orig[slot] |
                             (hls_u128)(a.psn[slot] & ROCE_PSN_MASK) << NIC_CTX_RSP_ATOM_PSN);
     st->phase = RSP_EMIT;
@@ -781,7 +828,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     const roce_hdr_t txd_now = st->txd;
     const nic_cqe_req_t cqe_now = st->cqe;
     const nic_event_t ev_now = st->ev;
-    const rsp_pre_t pre = st->pre; /* RKEY's and WQE_KEY's results, for the same reason */
+    const rsp_pre_t pre = st->pre; /* RKEY's, WQE_KEY's, CTX_SUM's results: the same reason */
     const bool rd_others_now = st->rd_others; /* BG's, for RD */
 
     /* background work that may run: QPs with READ responses or a flush, not quiesced, of a
@@ -858,7 +905,8 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
                 hls_mem_read(&st->qpc, g->qp);
                 hls_mem_read(&st->rdq, g->qp);
                 hls_mem_read(&st->atom, g->qp);
-                st->phase = RSP_CTX;
+                /* a RESP_QP read sums first (CTX_SUM); a write answers what it wrote */
+                st->phase = g->ctx_sect == NIC_CTX_RESP_QP && !g->ctx_write ? RSP_CTX_SUM : RSP_CTX;
             }
         } else if (in->rq_db.valid) {
             const nic_db_t *d = &in->rq_db.data;
@@ -890,8 +938,6 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         } else if (take_pkt) {
             nic_rx_pkt_t p = next_pkt;
             pkt_taken = true;
-            bool atomic = roce_op_is_atomic(p.hdr.opcode);
-            uint32_t rkey = atomic ? p.hdr.atomic_rkey : p.hdr.reth_rkey;
             bool keyed = carries_rkey(p.hdr.opcode);
             st->pkt = p;
             st->parked = false;
@@ -903,9 +949,12 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
             st->need_ev = false;
             hls_mem_read(&st->qpc, st->row);
             hls_mem_read(&st->rdq, st->row);
-            hls_mem_read(&st->mr, nic_mr_of_key(p.fn, rkey));
+            rsp_pre_t k = pre;
+            key_access(&k, &p.hdr);
+            k.key_ok = true; /* no rkey: nothing to check, straight to CHECK */
+            st->pre = k;
+            hls_mem_read(&st->mr, nic_mr_of_key(p.fn, k.key_rkey));
             hls_mem_read(&st->atom, st->row);
-            st->pre.key_ok = true; /* no rkey: nothing to check, straight to CHECK */
             st->phase = keyed ? RSP_RKEY : RSP_CHECK;
         } else if (eligible != 0) {
             nic_qp_t q = pick_after(eligible, st->rr_last);
@@ -926,9 +975,14 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
         break;
     }
 
+    case RSP_CTX_SUM: /* the rows read in IDLE are held: CTX reads them next cycle */
+        resp_qp_sums(st);
+        st->phase = RSP_CTX;
+        break;
+
     case RSP_CTX: {
         rsp_job_t w = now, *j = &w;
-        serve_ctx(st, j);
+        serve_ctx(st, j, &pre);
         keep(st, &w);
         break;
     }
@@ -963,7 +1017,7 @@ HLS_TOP void responder(const responder_in *in, responder_out *out, responder_sta
     }
 
     case RSP_RKEY: /* the rows read in IDLE are held: CHECK reads them next cycle */
-        st->pre.key_ok = rkey_ok(st);
+        st->pre.key_ok = rkey_ok(st, &pre);
         read_sums(st);
         st->phase = RSP_CHECK;
         break;

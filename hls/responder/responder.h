@@ -71,13 +71,20 @@ typedef struct {
     uint8_t rsvd[2];
 } rsp_rdq_t;               /* 88 bytes */
 
-/* What a checking state registers for the state after it, computed on the rows read before
- * it, so that the state after only selects (responder.c RKEY, WQE_KEY). */
+/* What a state registers for the state after it, computed on the rows or packet it has, so
+ * that the state after starts from registers (responder.c IDLE, RKEY, WQE_KEY, CTX_SUM). */
 typedef struct {
     uint32_t rd_epsn;   /* RKEY for CHECK: EPSN after pkt as a new READ (read_sums) */
     bool rd_behind;     /* RKEY for CHECK: pkt as a duplicate READ queues behind the READs queued */
     bool key_ok;        /* an MR check's verdict: RKEY's on pkt's rkey for CHECK (true: no
                          * rkey), WQE_KEY's on the receive buffer's lkey for WQE_OPEN */
+    uint64_t key_va;    /* IDLE for RKEY: the access pkt's rkey asks for (key_access) */
+    uint32_t key_rkey;
+    uint32_t key_len;
+    uint8_t key_acc;
+    uint32_t img_epsn;  /* CTX_SUM for CTX: EPSN and MSN of the QP's RESP_QP image, and */
+    uint32_t img_msn;
+    bool img_read;      /* whether the READ being answered is kept in it (resp_qp_sums) */
 } rsp_pre_t;
 
 typedef struct {
@@ -131,6 +138,8 @@ enum {
     RSP_RKEY,     /* between IDLE and CHECK for a packet with a RETH or AtomicETH: its rkey
                      checked against the MR and QP rows read in IDLE (key_ok) */
     RSP_WQE_OPEN, /* after WQE_KEY: its verdict (key_ok) applied, the SEND's buffer opened */
+    RSP_CTX_SUM,  /* between IDLE and CTX for a RESP_QP read: the image's EPSN, MSN and kept
+                     READ from the rows read in IDLE (pre), CTX answers from them */
 };
 
 enum { RSP_TAG_WQE = 1, RSP_TAG_READ = 2, RSP_TAG_ATOMIC = 3 };
@@ -160,7 +169,7 @@ typedef struct {
     bool last_bg;                 /* the last job taken was background work */
     nic_rx_pkt_t pkt;             /* the request being served */
     bool parked;                  /* pkt waits until its QP's READ responses are out */
-    rsp_pre_t pre;                /* RKEY's (WQE_KEY's) results for CHECK (WQE_OPEN) */
+    rsp_pre_t pre;                /* RKEY's (WQE_KEY's, CTX_SUM's) results for CHECK (WQE_OPEN, CTX) */
     nic_cfg_t cfg;                /* the cfg being applied */
     hls_u24 db_num;               /* the doorbell being applied */
     uint16_t db_index;
